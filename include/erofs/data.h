@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Mapping file offsets to stored data, and reading file content.
+ *
+ * Every layout answers the same question through struct erofs_map: "which
+ * extent holds file offset pos, and where are its bytes?". The data path
+ * above it does not care whether the file is flat, chunk-based or
+ * compressed.
+ */
+#ifndef EROFS_DATA_H
+#define EROFS_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct erofs_ctx;
+struct erofs_inode;
+
+/* Where an extent's bytes are. */
+enum erofs_loc {
+	EROFS_LOC_HOLE = 0,	/* reads as zeros */
+	EROFS_LOC_DEVICE,	/* pa: data byte address, device map.device */
+	EROFS_LOC_META,		/* pa: position in the inode's metadata space */
+	EROFS_LOC_FRAGMENT,	/* pa: offset in the packed inode's data */
+};
+
+/* How an extent's bytes are stored. Values 0-3 are the on-disk codec ids. */
+enum erofs_fmt {
+	EROFS_FMT_LZ4 = 0,
+	EROFS_FMT_LZMA = 1,
+	EROFS_FMT_DEFLATE = 2,
+	EROFS_FMT_ZSTD = 3,
+	EROFS_FMT_SHIFTED = 4,		/* raw, extent byte i at pcluster byte i */
+	EROFS_FMT_INTERLACED = 5,	/* raw, rotated by la mod blksz */
+	EROFS_FMT_MAX
+};
+
+#define EROFS_MAP_FULL_MAPPED 0x01	/* llen is exact */
+#define EROFS_MAP_PARTIAL_REF 0x02	/* uses a prefix of its pcluster */
+#define EROFS_MAP_ENCODED 0x04		/* from an encoded extent record */
+
+struct erofs_map {
+	uint64_t la;		/* extent start in the file */
+	uint64_t llen;		/* extent length in the file */
+	uint64_t pa;		/* see enum erofs_loc */
+	uint64_t plen;		/* stored length in bytes */
+	uint16_t device;	/* 0: unified space; n: extra device n */
+	uint8_t loc;		/* enum erofs_loc */
+	uint8_t fmt;		/* enum erofs_fmt */
+	uint8_t flags;		/* EROFS_MAP_* */
+	uint8_t space;		/* metadata space for EROFS_LOC_META */
+};
+
+/*
+ * Map file offset pos (< i_size) of a regular file, directory or symlink.
+ * Fills the extent containing pos. Extents of compressed files have exact
+ * lengths and are clamped to i_size; flat files may return one extent for
+ * their whole run of blocks. Returns 0 or a negative errno (ctx->err set).
+ */
+int erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+	      uint64_t pos, struct erofs_map *map);
+
+/* The flat and chunk-based part of erofs_map (lib/map.c). */
+int erofs_map_flat(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		   uint64_t pos, struct erofs_map *map);
+
+/* The compressed part of erofs_map (lib/zmap.c). */
+int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		uint64_t pos, struct erofs_map *map);
+
+/* Parse the map header of a compressed inode into inode->z (lib/zmap.c). */
+int z_erofs_init_inode(struct erofs_ctx *ctx, struct erofs_inode *inode);
+
+/*
+ * Bytes [la + skip, la + skip + len) of the extent described by map, into
+ * out. When the request covers the whole of a fully mapped extent that is
+ * not a partial reference, the pcluster is decoded strictly: it must
+ * produce exactly llen bytes and end where its stream ends.
+ */
+int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      const struct erofs_map *map, uint64_t skip, void *out,
+		      size_t len);
+
+/*
+ * Read len bytes at offset off of a file's content into buf. Returns the
+ * number of bytes read (short only at end of file) or a negative errno.
+ */
+ssize_t erofs_pread(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		    void *buf, size_t len, uint64_t off);
+
+#endif

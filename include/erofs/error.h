@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Error reporting of the reading library. Functions return 0 or a positive
+ * count on success and a negative errno on failure; when they fail they also
+ * fill the caller's struct erofs_err so that the command can say what was
+ * wrong and where. The library never prints.
+ *
+ * Error classes: -EFSCORRUPTED (the image is inconsistent: a value outside
+ * what the format allows), -EOPNOTSUPP (a valid feature this build cannot
+ * read: an unknown incompat bit, a codec built without), -EIO (a device read
+ * failed or ended early), -ENOMEM, -ENODEV (an extra device is missing).
+ */
+#ifndef EROFS_ERROR_H
+#define EROFS_ERROR_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#define EFSCORRUPTED EUCLEAN
+
+#define EROFS_ERR_MSG_MAX 200
+#define EROFS_NO_NID UINT64_MAX
+#define EROFS_NO_OFFSET UINT64_MAX
+
+struct erofs_err {
+	int code;		/* negative errno, 0 if none */
+	uint64_t nid;		/* inode concerned, or EROFS_NO_NID */
+	uint64_t offset;	/* byte offset in the image, or EROFS_NO_OFFSET */
+	char msg[EROFS_ERR_MSG_MAX];
+};
+
+/*
+ * Record an error and return its code, so that callers can write
+ * "return erofs_error(err, -EFSCORRUPTED, nid, off, "bad thing %u", x);".
+ * The first error recorded wins until erofs_err_clear(): a failure deep in a
+ * call chain keeps its precise message. err may be NULL.
+ */
+int erofs_error(struct erofs_err *err, int code, uint64_t nid, uint64_t offset,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static inline void erofs_err_clear(struct erofs_err *err)
+{
+	err->code = 0;
+	err->nid = EROFS_NO_NID;
+	err->offset = EROFS_NO_OFFSET;
+	err->msg[0] = '\0';
+}
+
+/* Is this a problem of the image (exit 4) rather than of the system (8)? */
+static inline int erofs_err_is_corruption(int code)
+{
+	return code == -EFSCORRUPTED;
+}
+
+#endif

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The image handle (superblock, devices, global tables) and the per-thread
+ * reading context.
+ *
+ * Thread safety: an image is read-only after erofs_image_open() returns, so
+ * any number of threads may use it at once, each through its own
+ * struct erofs_ctx. A context must never be shared between threads.
+ */
+#ifndef EROFS_IMAGE_H
+#define EROFS_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "erofs/error.h"
+#include "erofs/format.h"
+#include "erofs/inode.h"
+
+struct erofs_frag_cache;
+
+/* One opened device: the primary image (index 0) or an extra device. */
+struct erofs_device {
+	int fd;
+	char *path;
+	uint64_t offset;	/* where the EROFS data starts in the file */
+	uint64_t size;		/* bytes available after offset */
+	uint64_t blocks;	/* size the image claims, in blocks */
+	uint64_t uniaddr;	/* first block in the unified space, 0 = none */
+	char tag[65];		/* device table tag, NUL-terminated */
+};
+
+struct erofs_xattr_prefix {
+	uint8_t base_index;	/* short prefix index, 0 for none */
+	uint16_t infix_len;
+	char *infix;		/* not NUL-terminated */
+};
+
+struct erofs_open_opts {
+	const char *path;		/* image file or block device */
+	uint64_t offset;		/* byte offset of the image in path */
+	const char *const *devices;	/* extra devices, in table order */
+	unsigned int ndevices;
+	bool no_sbcrc;			/* skip the superblock checksum */
+};
+
+struct erofs_image {
+	struct erofs_device *devs;	/* [0] primary, [i] extra device i */
+	unsigned int ndevs;		/* 1 + extra devices */
+	unsigned int extra_devices;	/* from the device table */
+	uint16_t device_id_mask;
+
+	unsigned int blkszbits;
+	uint32_t blksz;
+	uint32_t feature_compat;
+	uint32_t feature_incompat;
+	uint32_t sb_size;
+	uint32_t checksum;
+	bool sbcrc_checked;
+
+	uint64_t blocks;		/* primary device size in blocks */
+	uint64_t meta_blkaddr;
+	uint64_t xattr_blkaddr;
+	uint64_t root_nid;
+	uint64_t packed_nid;
+	uint64_t metabox_nid;
+	uint64_t inos;
+	int64_t epoch;
+	uint32_t fixed_nsec;
+	uint32_t build_time;
+	uint8_t uuid[16];
+	char volume_name[17];
+
+	/* compression configuration */
+	uint16_t available_compr_algs;	/* bit n: algorithm n may be used */
+	uint16_t lz4_max_distance;
+	uint16_t lz4_max_pclusterblks;
+	uint32_t lzma_dict_size;
+	uint8_t deflate_windowbits;
+	uint8_t zstd_windowlog;
+
+	/* long xattr name prefixes */
+	unsigned int xattr_prefix_count;
+	uint32_t xattr_prefix_start;
+	struct erofs_xattr_prefix *xattr_prefixes;
+	bool xattr_filter;		/* h_name_filter may be trusted */
+	int ishare_prefix_id;		/* -1 if none */
+
+	/* special inodes, loaded at open when present */
+	bool has_packed;
+	struct erofs_inode packed;
+	bool has_metabox;
+	struct erofs_inode metabox;
+
+	struct erofs_frag_cache *frag_cache;	/* shared, thread-safe */
+};
+
+/* Metadata spaces: where inodes, xattrs and indexes are read from. */
+enum erofs_space {
+	EROFS_SPACE_PRIMARY = 0,	/* primary device bytes */
+	EROFS_SPACE_METABOX = 1,	/* decoded data of the metabox inode */
+	EROFS_SPACE_PACKED = 2,		/* decoded data of the packed inode */
+};
+
+#define EROFS_META_CACHE_SLOTS 16
+
+struct erofs_meta_block {
+	uint64_t tag;		/* (space << 62) | block number, or UINT64_MAX */
+	uint32_t len;		/* valid bytes (a last block may be short) */
+	uint32_t lru;
+	uint8_t *data;		/* blksz bytes */
+};
+
+struct erofs_codec_state;
+
+/* Per-thread reading context: error record, caches, buffers, decoders. */
+struct erofs_ctx {
+	struct erofs_image *img;
+	struct erofs_err err;
+
+	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
+	uint32_t meta_clock;
+	uint64_t meta_reads;		/* metadata blocks fetched (misses) */
+
+	/* decoder contexts, created on first use and reused */
+	struct erofs_codec_state *codec[Z_EROFS_COMPRESSION_MAX];
+
+	uint8_t *inbuf;			/* one pcluster, up to 1 MiB */
+	size_t inbuf_size;
+	uint8_t *outbuf;		/* one decoded extent */
+	size_t outbuf_size;
+	/* the extent currently decoded in outbuf, to serve small reads */
+	uint64_t out_nid;
+	uint64_t out_la;
+	uint64_t out_len;
+	int depth;			/* nesting of metabox/packed reads */
+};
+
+/*
+ * Open an image: read and verify the superblock, compression records,
+ * device table and long xattr prefixes, open extra devices, load the packed
+ * and metabox inodes. On failure *out is NULL and err says why.
+ */
+int erofs_image_open(struct erofs_image **out, const struct erofs_open_opts *opts,
+		     struct erofs_err *err);
+void erofs_image_close(struct erofs_image *img);
+
+/* Names of the feature bits set in the image, for reports. */
+int erofs_feature_names(const struct erofs_image *img, char *buf, size_t len);
+
+int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img);
+void erofs_ctx_fini(struct erofs_ctx *ctx);
+
+/*
+ * Make sure ctx->outbuf (or inbuf) holds at least len bytes, keeping its
+ * content when keep is set.
+ */
+int erofs_ctx_reserve_out(struct erofs_ctx *ctx, size_t len);
+int erofs_ctx_reserve_in(struct erofs_ctx *ctx, size_t len);
+
+/*
+ * Read len bytes at byte pos of a metadata space, through the context's
+ * block cache. Reads may cross block boundaries. Reading past the end of
+ * the space is -EFSCORRUPTED. nid is only used for the error record.
+ */
+int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,
+		    uint64_t pos, void *buf, size_t len, uint64_t nid);
+
+/*
+ * Read len bytes of data at byte address pa of device devid (0: unified
+ * space, resolved through the device table; n: extra device n). Bounds are
+ * checked against the device: nothing past its end is ever read.
+ */
+int erofs_dev_read(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
+		   void *buf, size_t len, uint64_t nid);
+
+/*
+ * Resolve a data address to a device index and a byte offset in that file
+ * (device offset included), checking that [pa, pa + len) lies inside it.
+ */
+int erofs_dev_resolve(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
+		      uint64_t len, unsigned int *dev, uint64_t *fileoff,
+		      uint64_t nid);
+
+/* Size in bytes of a metadata space. */
+uint64_t erofs_space_size(const struct erofs_image *img, enum erofs_space space);
+
+#endif
