@@ -14,7 +14,6 @@
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
-#define SYMLINK_MAX 4095
 #define DIGEST_PREFIX "sha256:"
 #define DIGEST_PREFIX_LEN 7
 
@@ -161,27 +160,11 @@ static int check_read_extent(struct checker *ck,
 	return 0;
 }
 
-/* Data on a device must lie inside it. */
-static int check_extent_bounds(struct checker *ck,
-			       const struct erofs_inode *inode,
-			       const struct erofs_map *map,
-			       const struct fsck_loc *loc)
-{
-	uint64_t fileoff;
-	unsigned int dev;
-	int ret;
-
-	if (map->loc != EROFS_LOC_DEVICE)
-		return 0;
-	ret = erofs_dev_resolve(ck->ctx, map->device, map->pa, map->plen,
-				&dev, &fileoff, inode->nid);
-	return ret < 0 ? check_lib_error(ck, loc, ret) : 0;
-}
-
 /*
- * Map every extent of an inode from 0 to i_size, in order: each must
- * start at or before the current position and end after it. With decode,
- * read them too. Returns 0, 1 (problem reported) or a negative errno.
+ * Map every extent of an inode from 0 to i_size, in order; erofs_map()
+ * checks that each holds the current position and lies inside its device.
+ * With decode, read them too. Returns 0, 1 (problem reported) or a
+ * negative errno.
  */
 static int check_extents(struct checker *ck, const struct erofs_inode *inode,
 			 const struct fsck_loc *loc, bool decode,
@@ -195,19 +178,7 @@ static int check_extents(struct checker *ck, const struct erofs_inode *inode,
 		ret = erofs_map(ck->ctx, inode, pos, &map);
 		if (ret < 0)
 			return check_lib_error(ck, loc, ret);
-		if (!map.llen || map.la > pos || map.llen <= pos - map.la) {
-			report_problem(ck->rep, loc,
-				       "extent [%llu, +%llu) does not cover file offset %llu",
-				       (unsigned long long)map.la,
-				       (unsigned long long)map.llen,
-				       (unsigned long long)pos);
-			return 1;
-		}
-		end = map.llen >= inode->size - map.la ? inode->size :
-							 map.la + map.llen;
-		ret = check_extent_bounds(ck, inode, &map, loc);
-		if (ret)
-			return ret;
+		end = map.la + map.llen;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
 			ds->physical += map.plen;
 		if (decode) {
@@ -233,23 +204,12 @@ static int check_symlink(struct checker *ck, const struct erofs_inode *inode,
 {
 	ssize_t n;
 
-	if (!inode->size || inode->size > SYMLINK_MAX) {
-		report_problem(ck->rep, loc,
-			       "symlink target of %llu bytes, not 1 to %u",
-			       (unsigned long long)inode->size, SYMLINK_MAX);
-		return 1;
-	}
+	/* erofs_read_inode() bounds the size to 1..4095: no short reads */
 	if (check_reserve(ck, inode->size))
 		return -ENOMEM;
 	n = erofs_pread(ck->ctx, inode, ck->buf, inode->size, 0);
 	if (n < 0)
 		return check_lib_error(ck, loc, (int)n);
-	if ((uint64_t)n != inode->size) {
-		report_problem(ck->rep, loc,
-			       "symlink target: %zd of %llu bytes read", n,
-			       (unsigned long long)inode->size);
-		return 1;
-	}
 	if (memchr(ck->buf, '\0', inode->size)) {
 		report_problem(ck->rep, loc, "symlink target contains a NUL byte");
 		return 1;
@@ -257,27 +217,6 @@ static int check_symlink(struct checker *ck, const struct erofs_inode *inode,
 	if (ds->hash)
 		erofs_sha256_update(&ds->sha, ck->buf, inode->size);
 	return 0;
-}
-
-/* Fields the library does not judge: it decodes them for any type. */
-static void check_inode_fields(struct checker *ck,
-			       const struct erofs_inode *inode,
-			       const struct fsck_loc *loc)
-{
-	switch (inode->mode & S_IFMT) {
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		if (inode->size)
-			report_problem(ck->rep, loc,
-				       "special file with size %llu",
-				       (unsigned long long)inode->size);
-		break;
-	}
-	if (inode->mtime_nsec >= 1000000000u)
-		report_problem(ck->rep, loc, "mtime nanoseconds %u out of range",
-			       inode->mtime_nsec);
 }
 
 /* Is xa the image-share digest of 6.7: exactly the long prefix, no more? */
@@ -561,7 +500,6 @@ static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
 		return ck->manifest ? manifest_add_name(ck->manifest, e->rel,
 							e->rellen, e->nid) : 0;
 
-	check_inode_fields(ck, inode, &loc);
 	erofs_sha256_init(&ds.sha);
 	ret = check_xattrs(ck, inode, &loc, &xs);
 	if (ret >= 0)

@@ -87,7 +87,7 @@ uint64_t walk_data_offset(struct erofs_ctx *ctx,
 		   !erofs_inode_is_compressed(inode)) {
 		if (!erofs_dev_resolve(ctx, map.device, map.pa + (pos - map.la),
 				       1, &dev, &fileoff, inode->nid) && !dev)
-			off = fileoff - ctx->img->devs[0].offset;
+			off = fileoff;
 	}
 out:
 	erofs_err_clear(&ctx->err);
