@@ -51,6 +51,7 @@ void checker_init(struct checker *ck, struct erofs_ctx *ctx,
 	ck->rep = rep;
 	ck->cfg = cfg;
 	ck->manifest = manifest;
+	nidmap_init(&ck->linked_physical, sizeof(uint64_t));
 }
 
 void checker_fini(struct checker *ck)
@@ -58,6 +59,7 @@ void checker_fini(struct checker *ck)
 	free(ck->buf);
 	ck->buf = NULL;
 	ck->bufsize = 0;
+	nidmap_fini(&ck->linked_physical);
 }
 
 static int check_reserve(struct checker *ck, size_t len)
@@ -238,8 +240,7 @@ static bool is_digest_xattr(const struct erofs_image *img,
 /* Would listxattr on a mounted image show this name? */
 static bool xattr_listed(const struct erofs_xattr *xa)
 {
-	return xa->base_index != EROFS_XATTR_INDEX_NONE &&
-	       xa->base_index != EROFS_XATTR_INDEX_LUSTRE;
+	return xa->base_index != EROFS_XATTR_INDEX_NONE;
 }
 
 static int xattr_collect(void *arg, const struct erofs_xattr *xa)
@@ -454,12 +455,38 @@ static int check_link_target(struct checker *ck,
 	return 0;
 }
 
+/* Count a name of an inode for -p; 0 or -ENOMEM. */
+static int check_count_blocks(struct checker *ck,
+			      const struct erofs_inode *inode, bool first,
+			      uint64_t physical)
+{
+	uint64_t *stored;
+	int added;
+
+	if (!ck->cfg->ratio)
+		return 0;
+	if (first && inode->nlink > 1 && !S_ISDIR(inode->mode)) {
+		stored = nidmap_get(&ck->linked_physical, inode->nid, &added);
+		if (!stored)
+			return -ENOMEM;
+		*stored = physical;
+	} else if (!first) {
+		stored = nidmap_find(&ck->linked_physical, inode->nid);
+		if (!stored)
+			return 0;
+		physical = *stored;
+	}
+	ck->logical_blocks += blocks_of(ck, inode->size);
+	ck->physical_blocks += blocks_of(ck, physical);
+	return 0;
+}
+
 /* Map (and maybe decode) the data of an inode; count it for -p. */
 static int check_data(struct checker *ck, const struct erofs_inode *inode,
 		      const struct fsck_loc *loc, const struct xattr_scan *xs,
 		      struct data_sum *ds)
 {
-	int ret;
+	int ret, err;
 
 	switch (inode->mode & S_IFMT) {
 	case S_IFREG:
@@ -474,9 +501,8 @@ static int check_data(struct checker *ck, const struct erofs_inode *inode,
 	default:
 		return 0;
 	}
-	ck->logical_blocks += blocks_of(ck, inode->size);
-	ck->physical_blocks += blocks_of(ck, ds->physical);
-	return ret;
+	err = check_count_blocks(ck, inode, true, ds->physical);
+	return err ? err : ret;
 }
 
 static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
@@ -496,9 +522,13 @@ static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
 	report_msg(ck->rep, FSCK_LVL_DEBUG, "nid %llu: mode 0%o, size %llu",
 		   (unsigned long long)e->nid, inode->mode,
 		   (unsigned long long)inode->size);
-	if (!e->first)
-		return ck->manifest ? manifest_add_name(ck->manifest, e->rel,
-							e->rellen, e->nid) : 0;
+	if (!e->first) {
+		ret = check_count_blocks(ck, inode, false, 0);
+		if (!ret && ck->manifest)
+			ret = manifest_add_name(ck->manifest, e->rel, e->rellen,
+						e->nid);
+		return ret;
+	}
 
 	erofs_sha256_init(&ds.sha);
 	ret = check_xattrs(ck, inode, &loc, &xs);

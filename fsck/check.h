@@ -18,6 +18,7 @@
 
 #include "erofs/hash.h"
 #include "fsck.h"
+#include "nidmap.h"
 #include "report.h"
 #include "walk.h"
 
@@ -34,9 +35,13 @@ struct checker {
 	uint8_t *buf;			/* one decoded extent or piece */
 	size_t bufsize;
 
-	/* for -p, in blocks, counted as upstream fsck.erofs does */
+	/*
+	 * For -p, in blocks, counted as upstream fsck.erofs does: once per
+	 * name, so a file with three names counts three times.
+	 */
 	uint64_t logical_blocks;
 	uint64_t physical_blocks;
+	struct nidmap linked_physical;	/* stored bytes of linked files */
 	uint64_t digests_checked;
 };
 
