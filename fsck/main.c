@@ -177,6 +177,11 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 				    argv[optind - 1]);
 			break;
 		default:
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, '\0' };
+
+				usage_error("unknown option '%s'", opt);
+			}
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}

@@ -130,8 +130,7 @@ int report_lib_error(struct report *r, const struct fsck_loc *loc,
 	if (code == -ENOMEM)
 		report_line(loc, nid, offset, "", "out of memory");
 	else
-		report_line(loc, nid, offset, "", "%s (%s)", msg,
-			    strerror(-code));
+		report_line(loc, nid, offset, "", "%s", msg);
 	return code;
 }
 

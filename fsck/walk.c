@@ -488,6 +488,16 @@ static int walk_start(struct walker *w)
 	}
 	if (S_ISDIR(inode.mode))
 		return walk_visit_dir(w, &inode, o->start_parent, NULL, 0, 0);
+	if (o->whole_tree) {
+		struct fsck_loc loc;
+
+		walk_loc(w, &loc, inode.nid,
+			 inode.space == EROFS_SPACE_PRIMARY ? inode.addr :
+							     EROFS_NO_OFFSET);
+		report_problem(w->rep, &loc,
+			       "the root inode is not a directory (mode 0%o)",
+			       inode.mode);
+	}
 	return walk_visit_other(w, &inode, o->start_parent, NULL, 0, 0);
 }
 
