@@ -294,7 +294,7 @@ static void print_summary(const struct checker *ck, struct report *rep,
 		   (unsigned long long)st->others,
 		   (unsigned long long)st->entries);
 	if (ck->cfg->digests)
-		report_msg(rep, FSCK_LVL_INFO, "%llu inode digests verified",
+		report_msg(rep, FSCK_LVL_INFO, "%llu inode digests checked",
 			   (unsigned long long)ck->digests_checked);
 	if (!ck->cfg->ratio)
 		return;
