@@ -86,7 +86,9 @@ static int check_nameoff0(const struct dir_block *b)
 
 static unsigned int nameoff_of(const struct dir_block *b, unsigned int i)
 {
-	return erofs_get16(b->blk + i * EROFS_DIRENT_SIZE + EROFS_DIRENT_NAMEOFF);
+	const uint8_t *de = b->blk + i * EROFS_DIRENT_SIZE;
+
+	return erofs_get16(de + EROFS_DIRENT_NAMEOFF);
 }
 
 /*
@@ -345,10 +347,11 @@ static bool dot_ftype_ok(const struct erofs_dirent *de)
 static int walk_dot(struct dir_walk *w, const struct erofs_dirent *de)
 {
 	if (w->dir->dot_omitted)
-		return walk_corrupt(w, de, "present in a dot-omitted directory");
+		return walk_corrupt(w, de, "in a dot-omitted directory");
 	if (de->nid != w->dir->nid)
 		return erofs_error(&w->err, -EFSCORRUPTED, w->dir->nid,
-				   de->pos, "dirent '.': nid %llu, not the directory",
+				   de->pos,
+				   "dirent '.': nid %llu, not the directory",
 				   (unsigned long long)de->nid);
 	if (!dot_ftype_ok(de))
 		return walk_corrupt(w, de, "file type is not a directory");

@@ -3,6 +3,8 @@
  * Extended attributes (6, 9.6): the inline region of an inode, shared
  * entries, short and long name prefixes, and the name filter.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,14 +56,23 @@ struct xattr_loc {
 };
 
 static int xattr_corrupt(struct xattr_walk *w, const struct xattr_loc *loc,
-			 const char *what, unsigned int v)
+			 const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int xattr_corrupt(struct xattr_walk *w, const struct xattr_loc *loc,
+			 const char *fmt, ...)
 {
 	uint64_t off = loc->space == EROFS_SPACE_PRIMARY ? loc->pos :
 							   EROFS_NO_OFFSET;
+	char what[EROFS_ERR_MSG_MAX];
+	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	return erofs_error(&w->ctx->err, -EFSCORRUPTED, w->inode->nid, off,
-			   "%s xattr %u: %s %u",
-			   loc->shared ? "shared" : "inline", loc->index, what, v);
+			   "%s xattr %u: %s", loc->shared ? "shared" : "inline",
+			   loc->index, what);
 }
 
 static size_t copy_str(char *dst, const char *src)
@@ -89,21 +100,22 @@ static int xattr_prefix(struct xattr_walk *w, const struct xattr_loc *loc,
 	xa->prefix_id = -1;
 	if (!xa->long_prefix) {
 		if (!erofs_xattr_prefix_name(ni))
-			return xattr_corrupt(w, loc, "name index", ni);
+			return xattr_corrupt(w, loc, "name index %u", ni);
 		xa->base_index = ni;
 		return copy_str(w->name, short_prefixes[ni]);
 	}
 	if (n >= img->xattr_prefix_count)
-		return xattr_corrupt(w, loc, "long prefix beyond the table:", n);
+		return xattr_corrupt(w, loc, "long prefix %u of %u", n,
+				     img->xattr_prefix_count);
 	pfx = &img->xattr_prefixes[n];
 	if (pfx->base_index && !erofs_xattr_prefix_name(pfx->base_index))
-		return xattr_corrupt(w, loc, "long prefix with base index",
+		return xattr_corrupt(w, loc, "long prefix %u: base index %u", n,
 				     pfx->base_index);
 	len = copy_str(w->name, erofs_xattr_prefix_name(pfx->base_index));
 	/* short prefix + infix + EROFS_NAME_LEN + NUL always fits */
 	if (pfx->infix_len > EROFS_XATTR_NAME_MAX - EROFS_NAME_LEN - 1 - len)
-		return xattr_corrupt(w, loc, "long prefix infix length",
-				     pfx->infix_len);
+		return xattr_corrupt(w, loc, "long prefix %u: infix of %u bytes",
+				     n, pfx->infix_len);
 	memcpy(w->name + len, pfx->infix, pfx->infix_len);
 	xa->base_index = pfx->base_index;
 	xa->prefix_id = n;
@@ -122,7 +134,8 @@ static int check_filter(struct xattr_walk *w, const struct xattr_loc *loc,
 			  EROFS_XATTR_FILTER_SEED + xa->base_index) &
 	      (EROFS_XATTR_FILTER_BITS - 1);
 	if (w->filter >> bit & 1)
-		return xattr_corrupt(w, loc, "name filter bit set for bit", bit);
+		return xattr_corrupt(w, loc, "'%s' hashes to name filter bit %u, which is set",
+				     xa->name, bit);
 	return 0;
 }
 
@@ -144,13 +157,14 @@ static int read_entry(struct xattr_walk *w, const struct xattr_loc *loc,
 	int plen, ret;
 
 	if (nl + vs > end - pos)
-		return xattr_corrupt(w, loc, "entry runs past its region by",
-				     (unsigned int)(nl + vs - (end - pos)));
+		return xattr_corrupt(w, loc,
+				     "name %u + value %u bytes run past the region end",
+				     nl, vs);
 	plen = xattr_prefix(w, loc, ni, &xa);
 	if (plen < 0)
 		return plen;
 	if (!nl && !xa.long_prefix && !is_acl_index(ni))
-		return xattr_corrupt(w, loc, "empty name with index", ni);
+		return xattr_corrupt(w, loc, "empty name with index %u", ni);
 	ret = read_bytes(ctx, loc->space, pos, w->name + plen, nl,
 			 w->inode->nid);
 	if (!ret)
@@ -174,7 +188,8 @@ static int read_entry(struct xattr_walk *w, const struct xattr_loc *loc,
 
 static unsigned int entry_size(const uint8_t *hdr)
 {
-	unsigned int len = EROFS_XATTR_ENTRY_SIZE + hdr[EROFS_XATTR_E_NAME_LEN] +
+	unsigned int len = EROFS_XATTR_ENTRY_SIZE +
+			   hdr[EROFS_XATTR_E_NAME_LEN] +
 			   erofs_get16(hdr + EROFS_XATTR_E_VALUE_SIZE);
 
 	return (len + 3) & ~3u;
@@ -194,8 +209,7 @@ static int walk_inline(struct xattr_walk *w, uint64_t start, uint64_t end)
 	for (; loc.pos < end; loc.pos += entry_size(hdr)) {
 		if (end - loc.pos < EROFS_XATTR_ENTRY_SIZE)
 			return xattr_corrupt(w, &loc,
-					     "header runs past the region, bytes left",
-					     (unsigned int)(end - loc.pos));
+					     "header past the region end");
 		ret = erofs_meta_read(w->ctx, loc.space, loc.pos, hdr,
 				      sizeof(hdr), w->inode->nid);
 		if (ret)
@@ -226,16 +240,18 @@ static int walk_shared(struct xattr_walk *w, uint64_t ids, unsigned int count)
 	int ret;
 
 	for (loc.index = 0; loc.index < count; loc.index++) {
-		ret = erofs_meta_read(w->ctx, w->inode->space, ids + 4 * loc.index,
-				      raw, sizeof(raw), w->inode->nid);
+		ret = erofs_meta_read(w->ctx, w->inode->space,
+				      ids + 4 * loc.index, raw, sizeof(raw),
+				      w->inode->nid);
 		if (ret)
 			return ret;
 		id = erofs_get32(raw);
 		loc.pos = base + 4 * (uint64_t)id;
 		if (loc.pos > end ||
 		    end - loc.pos < EROFS_XATTR_ENTRY_SIZE) {
-			loc.space = -1;	/* not an image offset */
-			return xattr_corrupt(w, &loc, "id outside its space:", id);
+			loc.space = -1;	/* no image offset to report */
+			return xattr_corrupt(w, &loc, "id %u outside its space",
+					     id);
 		}
 		ret = erofs_meta_read(w->ctx, loc.space, loc.pos, hdr,
 				      sizeof(hdr), w->inode->nid);

@@ -604,59 +604,90 @@ static int ignore_entry(void *arg, const struct erofs_dirent *de)
 	return 0;
 }
 
+struct dir_probe {
+	struct erofs_inode dir;
+	uint64_t root;		/* root nid, the parent of the directory */
+	uint64_t base;		/* image offset of the first block */
+	uint64_t dotdot;	/* position of '..' in the directory */
+	unsigned int nameoff0;
+};
+
+/* Look at the first block of an uncompressed directory of a fixture. */
+static void probe_dir(const char *image, const char *path,
+		      struct dir_probe *p)
+{
+	struct erofs_inode *dir = &p->dir;
+	struct fixture f;
+	struct erofs_map map;
+	uint8_t block[4096];
+	unsigned int len;
+
+	fixture_open(&f, image);
+	p->root = f.img->root_nid;
+	fixture_dir(&f, path, dir);
+	ck_assert(!erofs_inode_is_compressed(dir));
+	len = dir->size < sizeof(block) ? dir->size : sizeof(block);
+	ck_assert_int_eq(erofs_pread(&f.ctx, dir, block, len, 0), len);
+	erofs_err_clear(&err);
+	p->dotdot = EROFS_NO_OFFSET;
+	ck_assert_int_eq(erofs_dir_parse_block(block, len, dir->nid, 0,
+					       find_dotdot, &p->dotdot, &err),
+			 0);
+	ck_assert_uint_ne(p->dotdot, EROFS_NO_OFFSET);
+	p->nameoff0 = erofs_get16(block + EROFS_DIRENT_NAMEOFF);
+	ck_assert_int_eq(erofs_map(&f.ctx, dir, 0, &map), 0);
+	p->base = map.pa - map.la;
+	fixture_close(&f);
+}
+
+static void expect_dir_corrupt(const char *image, const struct erofs_inode *dir,
+			       uint64_t parent, uint64_t off,
+			       const void *bytes, size_t len,
+			       const char *msg_part)
+{
+	struct fixture bad;
+
+	open_patched(&bad, image, off, bytes, len);
+	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, dir, parent,
+					   ignore_entry, NULL), -EFSCORRUPTED);
+	ck_assert_uint_eq(bad.ctx.err.nid, dir->nid);
+	ck_assert_uint_eq(bad.ctx.err.offset, off);
+	ck_assert_msg(strstr(bad.ctx.err.msg, msg_part),
+		      "message '%s' lacks '%s'", bad.ctx.err.msg, msg_part);
+	/* without a parent to compare with, only the '..' check goes away */
+	erofs_err_clear(&bad.ctx.err);
+	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, dir, EROFS_NO_NID,
+					   ignore_entry, NULL),
+			 strstr(msg_part, "'..'") ? 0 : -EFSCORRUPTED);
+	fixture_close(&bad);
+	unlink(bad.path);
+}
+
 /*
- * Corrupt the first block of /xattrs (stored uncompressed) and check that
- * the error carries the image offset of the bad bytes.
+ * Corrupt the first block of a directory stored inline (/xattrs) and of
+ * one stored in data blocks (/bigdir): errors carry the image offset of
+ * the bad bytes.
  */
 START_TEST(test_corrupt_dir_offsets)
 {
-	struct fixture good, bad;
-	struct erofs_inode dir;
-	struct erofs_map map;
-	uint8_t block[4096], nine = 9, nid[8];
-	uint64_t dotdot = EROFS_NO_OFFSET, base, root;
-	unsigned int len;
+	static const char *const dirs[] = { "xattrs", "bigdir" };
+	static const uint8_t nine = 9, slash = '/';
+	char image[512];
+	struct dir_probe p;
+	uint8_t nid[8];
 
-	if (!fixture_path(good.path, sizeof(good.path),
-			  "lz4hc-xattr-prefix.erofs"))
+	if (!fixture_path(image, sizeof(image), "lz4hc-xattr-prefix.erofs"))
 		return;
-	fixture_open(&good, good.path);
-	root = good.img->root_nid;
-	fixture_dir(&good, "xattrs", &dir);
-	ck_assert(!erofs_inode_is_compressed(&dir));
-	len = dir.size < sizeof(block) ? dir.size : sizeof(block);
-	ck_assert_int_eq(erofs_pread(&good.ctx, &dir, block, len, 0), len);
-	erofs_err_clear(&err);
-	ck_assert_int_eq(erofs_dir_parse_block(block, len, dir.nid, 0,
-					       find_dotdot, &dotdot, &err), 0);
-	ck_assert_uint_ne(dotdot, EROFS_NO_OFFSET);
-	ck_assert_int_eq(erofs_map(&good.ctx, &dir, 0, &map), 0);
-	base = map.pa - map.la;
-	fixture_close(&good);
+	probe_dir(image, dirs[_i], &p);
 
-	/* '..' pointing elsewhere */
-	erofs_put64(nid, dir.nid);
-	open_patched(&bad, good.path, base + dotdot, nid, sizeof(nid));
-	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, &dir, root, ignore_entry,
-					   NULL), -EFSCORRUPTED);
-	ck_assert_uint_eq(bad.ctx.err.nid, dir.nid);
-	ck_assert_uint_eq(bad.ctx.err.offset, base + dotdot);
-	ck_assert_ptr_nonnull(strstr(bad.ctx.err.msg, "'..'"));
-	/* without a parent to compare with, the same block is fine */
-	erofs_err_clear(&bad.ctx.err);
-	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, &dir, EROFS_NO_NID,
-					   ignore_entry, NULL), 0);
-	fixture_close(&bad);
-	unlink(bad.path);
-
-	/* a bad file type in the first dirent */
-	open_patched(&bad, good.path, base + EROFS_DIRENT_FILE_TYPE, &nine, 1);
-	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, &dir, root, ignore_entry,
-					   NULL), -EFSCORRUPTED);
-	ck_assert_uint_eq(bad.ctx.err.offset, base + EROFS_DIRENT_FILE_TYPE);
-	ck_assert_ptr_nonnull(strstr(bad.ctx.err.msg, "file type 9"));
-	fixture_close(&bad);
-	unlink(bad.path);
+	erofs_put64(nid, p.dir.nid);
+	expect_dir_corrupt(image, &p.dir, p.root, p.base + p.dotdot, nid,
+			   sizeof(nid), "'..'");
+	expect_dir_corrupt(image, &p.dir, p.root,
+			   p.base + EROFS_DIRENT_FILE_TYPE, &nine, 1,
+			   "file type 9");
+	expect_dir_corrupt(image, &p.dir, p.root, p.base + p.nameoff0,
+			   &slash, 1, "contains '/'");
 }
 END_TEST
 
@@ -679,7 +710,7 @@ static Suite *dir_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_loop_test(img, test_fixture_walk, 0, 6);
 	tcase_add_loop_test(img, test_fixture_lookup, 0, 4);
-	tcase_add_test(img, test_corrupt_dir_offsets);
+	tcase_add_loop_test(img, test_corrupt_dir_offsets, 0, 2);
 	tcase_set_timeout(img, 60);
 	suite_add_tcase(s, img);
 	return s;

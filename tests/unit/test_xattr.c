@@ -263,6 +263,91 @@ out:
 }
 END_TEST
 
+/* xattrs in the fixture tree, counted per path (hard links twice) */
+#define FIXTURE_XATTRS 96
+
+struct tree_walk {
+	struct fixture *f;
+	uint64_t *dirs;
+	unsigned int ndirs, cap;
+	unsigned long xattrs;
+};
+
+static int count_xattr(void *arg, const struct erofs_xattr *xa)
+{
+	unsigned long *count = arg;
+
+	ck_assert_uint_gt(xa->namelen, 0);
+	++*count;
+	return 0;
+}
+
+static void count_inode_xattrs(struct tree_walk *w, uint64_t nid)
+{
+	struct erofs_inode inode;
+
+	ck_assert_msg(!erofs_read_inode(&w->f->ctx, nid, &inode),
+		      "inode %llu: %s", (unsigned long long)nid,
+		      w->f->ctx.err.msg);
+	ck_assert_msg(!erofs_xattr_iterate(&w->f->ctx, &inode,
+					   EROFS_XATTR_HIDDEN, count_xattr,
+					   &w->xattrs),
+		      "xattrs of %llu: %s", (unsigned long long)nid,
+		      w->f->ctx.err.msg);
+}
+
+static int tree_entry(void *arg, const struct erofs_dirent *de)
+{
+	struct tree_walk *w = arg;
+
+	if (de->file_type != EROFS_FT_DIR) {
+		count_inode_xattrs(w, de->nid);
+		return 0;
+	}
+	if (w->ndirs == w->cap) {
+		w->cap *= 2;
+		w->dirs = realloc(w->dirs, w->cap * sizeof(*w->dirs));
+		ck_assert_ptr_nonnull(w->dirs);
+	}
+	w->dirs[w->ndirs++] = de->nid;
+	return 0;
+}
+
+/* Every inode's xattrs, validated (name filter included) and counted. */
+START_TEST(test_fixture_all_xattrs)
+{
+	static const char *const images[] = {
+		"lz4hc-xattr-prefix.erofs",
+		"lz4hc-default.erofs",
+		"lz4hc-48bit.erofs",
+		"lz4hc-b512.erofs",
+		"plain.erofs",
+	};
+	struct fixture f;
+	struct tree_walk w = { .f = &f, .cap = 64 };
+	struct erofs_inode dir;
+	uint64_t nid;
+
+	if (!fixture_path(f.path, sizeof(f.path), images[_i]))
+		return;
+	fixture_open(&f, f.path);
+	w.dirs = malloc(w.cap * sizeof(*w.dirs));
+	w.dirs[w.ndirs++] = f.img->root_nid;
+	while (w.ndirs) {
+		nid = w.dirs[--w.ndirs];
+		count_inode_xattrs(&w, nid);
+		ck_assert_int_eq(erofs_read_inode(&f.ctx, nid, &dir), 0);
+		ck_assert_msg(!erofs_dir_iterate(&f.ctx, &dir, EROFS_NO_NID,
+						 tree_entry, &w),
+			      "dir %llu: %s", (unsigned long long)nid,
+			      f.ctx.err.msg);
+	}
+	ck_assert_uint_eq(w.xattrs, FIXTURE_XATTRS);
+	free(w.dirs);
+	fixture_close(&f);
+}
+END_TEST
+
 /* ---- corrupted copies of the fixture ---- */
 
 /* Copy the fixture to a temporary file, patch one byte run, open it. */
@@ -331,13 +416,13 @@ START_TEST(test_corrupt_xattrs)
 	expect_patch_corrupt("xattrs/user-one", 12 + 1, &idx7, 1,
 			     "name index 7");
 	expect_patch_corrupt("xattrs/user-one", 12 + 1, &long_far, 1,
-			     "long prefix beyond the table");
+			     "long prefix 127 of 1");
 	expect_patch_corrupt("xattrs/user-one", 4, &many, 1,
 			     "shared xattr ids overflow");
 	expect_patch_corrupt("xattrs/user-one", 12 + 2, ones, 2,
-			     "runs past its region");
+			     "run past the region end");
 	expect_patch_corrupt("xattrs/user-one", 0, ones, 4,
-			     "name filter bit set");
+			     "hashes to name filter bit");
 }
 END_TEST
 
@@ -353,7 +438,9 @@ static Suite *xattr_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(img, test_fixture_shared_and_long);
 	tcase_add_test(img, test_fixture_odd_values);
+	tcase_add_loop_test(img, test_fixture_all_xattrs, 0, 5);
 	tcase_add_test(img, test_corrupt_xattrs);
+	tcase_set_timeout(img, 60);
 	suite_add_tcase(s, img);
 	return s;
 }
