@@ -77,8 +77,11 @@ static int xattr_corrupt(struct xattr_walk *w, const struct xattr_loc *loc,
 
 static size_t copy_str(char *dst, const char *src)
 {
-	size_t len = src ? strlen(src) : 0;
+	size_t len;
 
+	if (!src)
+		return 0;
+	len = strlen(src);
 	memcpy(dst, src, len);
 	return len;
 }
@@ -134,8 +137,9 @@ static int check_filter(struct xattr_walk *w, const struct xattr_loc *loc,
 			  EROFS_XATTR_FILTER_SEED + xa->base_index) &
 	      (EROFS_XATTR_FILTER_BITS - 1);
 	if (w->filter >> bit & 1)
-		return xattr_corrupt(w, loc, "'%s' hashes to name filter bit %u, which is set",
-				     xa->name, bit);
+		return xattr_corrupt(w, loc,
+				     "name hashes to filter bit %u, which is set",
+				     bit);
 	return 0;
 }
 

@@ -422,7 +422,7 @@ START_TEST(test_corrupt_xattrs)
 	expect_patch_corrupt("xattrs/user-one", 12 + 2, ones, 2,
 			     "run past the region end");
 	expect_patch_corrupt("xattrs/user-one", 0, ones, 4,
-			     "hashes to name filter bit");
+			     "hashes to filter bit");
 }
 END_TEST
 
