@@ -17,6 +17,7 @@ struct walk_child {
 	size_t nameoff;		/* in the frame's name arena */
 	uint8_t namelen;
 	uint8_t ftype;
+	uint8_t reserved;
 };
 
 /* One directory being walked: its entries and where we are in them. */
@@ -173,6 +174,7 @@ static int walk_collect(void *arg, const struct erofs_dirent *de)
 	kid->nameoff = f->nameslen;
 	kid->namelen = de->namelen;
 	kid->ftype = de->file_type;
+	kid->reserved = de->reserved;
 	memcpy(f->names + f->nameslen, de->name, de->namelen);
 	f->nameslen += de->namelen;
 	return 0;
@@ -363,6 +365,13 @@ static int walk_child(struct walker *w, size_t idx)
 			       kid.ftype < EROFS_FT_MAX ?
 			       ftype_names[kid.ftype] : "invalid type",
 			       ftype_names[ftype]);
+	}
+	if (kid.reserved) {
+		walk_loc(w, &loc, kid.nid,
+			 walk_data_offset(w->ctx, &f->inode, kid.pos));
+		report_warning(w->rep, &loc,
+			       "directory entry reserved byte is 0x%02x",
+			       kid.reserved);
 	}
 	if (S_ISDIR(inode.mode)) {
 		f->subdirs++;
