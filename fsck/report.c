@@ -167,10 +167,12 @@ int report_finish(struct report *r)
 {
 	bool incomplete = r->status & FSCK_EXIT_OPERATIONAL;
 
-	if (r->errors || incomplete)
+	if (r->errors)
 		fprintf(stderr, PROG ": %lu error%s found in %s%s\n", r->errors,
 			r->errors == 1 ? "" : "s", r->image,
 			incomplete ? "; check not completed" : "");
+	else if (incomplete)
+		fprintf(stderr, PROG ": %s: check not completed\n", r->image);
 	else
 		report_msg(r, FSCK_LVL_INFO, "no errors found in %s", r->image);
 	return r->status;
