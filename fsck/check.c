@@ -19,7 +19,7 @@
 
 /* What walking one inode's data gave. */
 struct data_sum {
-	uint64_t physical;		/* stored bytes (not holes, fragments) */
+	uint64_t physical;		/* stored bytes: no holes, fragments */
 	bool hash;
 	struct erofs_sha256 sha;
 	uint8_t digest[EROFS_SHA256_LEN];
@@ -213,7 +213,8 @@ static int check_symlink(struct checker *ck, const struct erofs_inode *inode,
 	if (n < 0)
 		return check_lib_error(ck, loc, (int)n);
 	if (memchr(ck->buf, '\0', inode->size)) {
-		report_problem(ck->rep, loc, "symlink target contains a NUL byte");
+		report_problem(ck->rep, loc,
+			       "symlink target contains a NUL byte");
 		return 1;
 	}
 	if (ds->hash)

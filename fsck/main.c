@@ -42,37 +42,38 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void usage(FILE *out)
-{
-	fputs("Usage: " PROG " [OPTIONS] IMAGE\n"
-	      "Check the integrity of the EROFS filesystem in IMAGE.\n"
-	      "\n"
-	      "Options:\n"
-	      "  -V, --version          print the version number and exit\n"
-	      "  -d N                   message level: 0 errors only, 2 warnings (default),\n"
-	      "                         3 information, 7 and above debugging (maximum 9)\n"
-	      "  -p                     print the total compression ratio of all files\n"
-	      "  -a, -A, -y             accepted for fsck(8) compatibility; no effect\n"
-	      "  --device=PATH          an extra device of a multi-device image;\n"
-	      "                         repeat in device table order\n"
-	      "  --offset=N             the image starts N bytes into IMAGE\n"
-	      "  --nid=N                check from inode N instead of the root\n"
-	      "  --path=PATH            check from PATH inside the image instead of the root\n"
-	      "  --no-sbcrc             do not verify the superblock checksum\n"
-	      "  --extract              also decompress all file data and verify it\n"
-	      "  --xattr-inode-digest   verify the per-file SHA-256 digests recorded by\n"
-	      "                         mkfs.erofs --xattr-inode-digest\n"
-	      "  --manifest             print one line per entry (path, type, mode, owner,\n"
-	      "                         size, mtime, SHA-256, rdev, links, xattrs)\n"
-	      "  -h, --help             display this help and exit\n"
-	      "\n"
-	      "Exit status (as fsck(8), added together):\n"
-	      "  0   no errors\n"
-	      "  4   filesystem errors left uncorrected\n"
-	      "  8   operational error (cannot read the image or a device, out of\n"
-	      "      memory, a feature or codec this build does not support)\n"
-	      "  16  usage or syntax error\n", out);
-}
+static const char usage_text[] =
+	"Usage: " PROG " [OPTIONS] IMAGE\n"
+	"Check the integrity of the EROFS filesystem in IMAGE.\n"
+	"\n"
+	"Options:\n"
+	"  -V, --version          print the version number and exit\n"
+	"  -d N                   message level: 0 errors only, 2 warnings\n"
+	"                         (default), 3 information, 7 and above\n"
+	"                         debugging (maximum 9)\n"
+	"  -p                     print the total compression ratio of files\n"
+	"  -a, -A, -y             accepted for fsck(8); no effect\n"
+	"  --device=PATH          an extra device of a multi-device image;\n"
+	"                         repeat in device table order\n"
+	"  --offset=N             the image starts N bytes into IMAGE\n"
+	"  --nid=N                check from inode N instead of the root\n"
+	"  --path=PATH            check from PATH inside the image instead of\n"
+	"                         the root\n"
+	"  --no-sbcrc             do not verify the superblock checksum\n"
+	"  --extract              also decompress all file data and verify it\n"
+	"  --xattr-inode-digest   verify per-file SHA-256 digests recorded by\n"
+	"                         mkfs.erofs --xattr-inode-digest\n"
+	"  --manifest             print one line per entry (path, type, mode,\n"
+	"                         owner, size, mtime, SHA-256, rdev, links,\n"
+	"                         xattrs)\n"
+	"  -h, --help             display this help and exit\n"
+	"\n"
+	"Exit status (as fsck(8), added together):\n"
+	"  0   no errors\n"
+	"  4   filesystem errors left uncorrected\n"
+	"  8   operational error (cannot read the image or a device, out of\n"
+	"      memory, a feature or codec this build does not support)\n"
+	"  16  usage or syntax error\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -129,10 +130,11 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 'V':
-			printf(PROG " (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			printf(PROG " (%s) %s\n", PACKAGE_NAME,
+			       PACKAGE_VERSION);
 			exit(FSCK_EXIT_OK);
 		case 'h':
-			usage(stdout);
+			fputs(usage_text, stdout);
 			exit(FSCK_EXIT_OK);
 		case 'd':
 			parse_level(cfg, optarg);
@@ -219,9 +221,12 @@ static int resolve_path(struct erofs_ctx *ctx, struct report *rep,
 			const char *base, uint64_t *nid, uint64_t *parent)
 {
 	const char *slash = strrchr(base, '/');
-	struct fsck_loc loc = { .label = NULL, .path = base,
-				.pathlen = strlen(base),
-				.nid = EROFS_NO_NID, .offset = EROFS_NO_OFFSET };
+	struct fsck_loc loc = {
+		.path = base,
+		.pathlen = strlen(base),
+		.nid = EROFS_NO_NID,
+		.offset = EROFS_NO_OFFSET,
+	};
 	char *dir;
 	int ret;
 

@@ -56,7 +56,8 @@ static int nidmap_grow(struct nidmap *m)
 	size_t i, j;
 
 	n.cap = m->cap ? m->cap * 2 : NIDMAP_MIN_CAP;
-	if (n.cap > SIZE_MAX / 8 || n.cap > SIZE_MAX / (m->valsize ? m->valsize : 1))
+	if (n.cap > SIZE_MAX / sizeof(*n.keys) ||
+	    (m->valsize && n.cap > SIZE_MAX / m->valsize))
 		return -1;
 	n.keys = malloc(n.cap * sizeof(*n.keys));
 	n.used = calloc(n.cap, 1);

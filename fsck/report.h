@@ -45,7 +45,7 @@ struct fsck_loc {
 	const char *path;	/* relative to the image root, not escaped */
 	size_t pathlen;
 	uint64_t nid;		/* or EROFS_NO_NID */
-	uint64_t offset;	/* byte offset in the image, or EROFS_NO_OFFSET */
+	uint64_t offset;	/* in the image, or EROFS_NO_OFFSET */
 };
 
 struct report {
