@@ -125,9 +125,10 @@ static void sha256_blocks_c(uint32_t state[8], const uint8_t *p,
 
 #ifdef SHA256_X86
 /*
- * The SHA extensions keep the state as two vectors, ABEF and CDGH (A in
- * the top lane), and run two rounds per sha256rnds2 using the low two
- * lanes of message-plus-constant.
+ * The SHA extensions keep the state as two vectors, ABEF and CDGH, and run
+ * two rounds per sha256rnds2 using the low two lanes of message plus
+ * constant. Vector names list their lanes from the highest down, as
+ * Intel's documentation does.
  */
 __attribute__((target("sha,sse4.1,ssse3")))
 static void sha256_blocks_shani(uint32_t state[8], const uint8_t *p,
@@ -135,12 +136,13 @@ static void sha256_blocks_shani(uint32_t state[8], const uint8_t *p,
 {
 	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL,
 					     0x0405060700010203ULL);
-	__m128i abcd = _mm_loadu_si128((const __m128i *)state);
-	__m128i efgh = _mm_loadu_si128((const __m128i *)(state + 4));
-	__m128i badc = _mm_shuffle_epi32(abcd, 0xb1);
-	__m128i hgfe = _mm_shuffle_epi32(efgh, 0x1b);
-	__m128i abef = _mm_alignr_epi8(badc, hgfe, 8);
-	__m128i cdgh = _mm_blend_epi16(hgfe, badc, 0xf0);
+	__m128i dcba = _mm_loadu_si128((const __m128i *)state);
+	__m128i hgfe = _mm_loadu_si128((const __m128i *)(state + 4));
+	__m128i cdab = _mm_shuffle_epi32(dcba, 0xb1);
+	__m128i efgh = _mm_shuffle_epi32(hgfe, 0x1b);
+	__m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+	__m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xf0);
+	__m128i feba, dchg;
 
 	for (; nblocks; nblocks--, p += 64) {
 		__m128i abef_in = abef, cdgh_in = cdgh, w[4], wk;
@@ -173,11 +175,11 @@ static void sha256_blocks_shani(uint32_t state[8], const uint8_t *p,
 		cdgh = _mm_add_epi32(cdgh, cdgh_in);
 	}
 
-	hgfe = _mm_shuffle_epi32(abef, 0x1b);
-	cdgh = _mm_shuffle_epi32(cdgh, 0xb1);
-	_mm_storeu_si128((__m128i *)state, _mm_blend_epi16(hgfe, cdgh, 0xf0));
+	feba = _mm_shuffle_epi32(abef, 0x1b);
+	dchg = _mm_shuffle_epi32(cdgh, 0xb1);
+	_mm_storeu_si128((__m128i *)state, _mm_blend_epi16(feba, dchg, 0xf0));
 	_mm_storeu_si128((__m128i *)(state + 4),
-			 _mm_alignr_epi8(cdgh, hgfe, 8));
+			 _mm_alignr_epi8(dchg, feba, 8));
 }
 
 static bool sha256_cpu_has_shani(void)

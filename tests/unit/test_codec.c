@@ -76,12 +76,12 @@ static void make_garbage(uint8_t *buf, size_t len, uint32_t seed)
 static void setup(void)
 {
 	memset(&img, 0, sizeof(img));
+	img.blkszbits = 12;
+	img.blksz = 4096;
 	img.feature_incompat = EROFS_FEATURE_INCOMPAT_COMPR_CFGS |
 			       EROFS_FEATURE_INCOMPAT_LZ4_0PADDING;
 	img.available_compr_algs = (1u << Z_EROFS_COMPRESSION_MAX) - 1;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.img = &img;
-	erofs_err_clear(&ctx.err);
+	ck_assert_int_eq(erofs_ctx_init(&ctx, &img), 0);
 	sample = malloc(SAMPLE_MAX);
 	stream = malloc(STREAM_MAX);
 	pcl = malloc(STREAM_MAX + 4096);
@@ -91,7 +91,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	erofs_decompress_fini(&ctx);
+	erofs_ctx_fini(&ctx);
 	free(sample);
 	free(stream);
 	free(pcl);
