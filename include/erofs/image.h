@@ -135,6 +135,7 @@ struct erofs_ctx {
 	uint64_t out_la;
 	uint64_t out_len;
 	int depth;			/* nesting of metabox/packed reads */
+	struct erofs_ctx *nested;	/* for reads inside another read */
 };
 
 /*
@@ -176,8 +177,9 @@ int erofs_dev_read(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 		   void *buf, size_t len, uint64_t nid);
 
 /*
- * Resolve a data address to a device index and a byte offset in that file
- * (device offset included), checking that [pa, pa + len) lies inside it.
+ * Resolve a data address to a device index and a byte offset inside that
+ * device (add devs[dev].offset for the position in its file), checking that
+ * [pa, pa + len) lies inside it.
  */
 int erofs_dev_resolve(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 		      uint64_t len, unsigned int *dev, uint64_t *fileoff,
