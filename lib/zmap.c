@@ -115,18 +115,12 @@ static int z_check_lcluster(struct z_walk *w, const struct z_lcluster *lc)
 		if (!lc->lcn)
 			return z_corrupt(w->ctx, w->inode, lc->pos,
 					 "%s: lcluster 0 is NONHEAD", name);
-		if (!lc->cblk)
-			return 0;
-		if (!(w->z->advise & (Z_EROFS_ADVISE_BIG_PCLUSTER_1 |
+		if (lc->cblk &&
+		    !(w->z->advise & (Z_EROFS_ADVISE_BIG_PCLUSTER_1 |
 				      Z_EROFS_ADVISE_BIG_PCLUSTER_2)))
 			return z_corrupt(w->ctx, w->inode, lc->pos,
 					 "%s: lcluster %llu CBLKCNT without big pclusters",
 					 name, (unsigned long long)lc->lcn);
-		if (!lc->cblkcnt || lc->cblkcnt > z_max_cblkcnt(w->ctx))
-			return z_corrupt(w->ctx, w->inode, lc->pos,
-					 "%s: lcluster %llu CBLKCNT %u out of range",
-					 name, (unsigned long long)lc->lcn,
-					 lc->cblkcnt);
 		return 0;
 	}
 	if (lc->clusterofs >= w->lcs)
@@ -142,6 +136,21 @@ static int z_check_lcluster(struct z_walk *w, const struct z_lcluster *lc)
 				 "%s: lcluster %llu PLAIN with PARTIAL_REF",
 				 name, (unsigned long long)lc->lcn);
 	return 0;
+}
+
+/*
+ * The range of a CBLKCNT is checked where it sizes a pcluster: mkfs writes
+ * 0 after the HEAD of a tail fragment, which has no blocks.
+ */
+static int z_check_cblkcnt(struct z_walk *w, uint64_t lcn, uint64_t pos,
+			   uint16_t cblkcnt)
+{
+	if (cblkcnt && cblkcnt <= z_max_cblkcnt(w->ctx))
+		return 0;
+	return z_corrupt(w->ctx, w->inode, pos,
+			 "%s: lcluster %llu CBLKCNT %u out of range",
+			 z_index_name(w->inode), (unsigned long long)lcn,
+			 cblkcnt);
 }
 
 static void z_set_delta0(struct z_lcluster *lc, uint16_t d0)
@@ -333,7 +342,13 @@ static int z_compact_blkaddr_big(struct z_walk *w, unsigned int j,
 			continue;
 		}
 		if (z_compact_is_cblk(w, t)) {
-			blocks += w->lo[t] & (Z_EROFS_LI_D0_CBLKCNT - 1);
+			uint16_t c = w->lo[t] & (Z_EROFS_LI_D0_CBLKCNT - 1);
+			int ret = z_check_cblkcnt(w, w->pack_lcn + t,
+						  w->pack_pos, c);
+
+			if (ret)
+				return ret;
+			blocks += c;
 			t -= 2;
 			continue;
 		}
@@ -930,7 +945,11 @@ static int z_extent_fill(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	return z_check_extent(ctx, inode, map, ext->pos);
 }
 
-/* recsz 4: pclusters are contiguous from the base address. */
+/*
+ * recsz 4: pclusters are contiguous from the base address, so record k's
+ * address is a sum over the records before it. The context remembers the
+ * last sum so that a sequential reader adds one record per lookup.
+ */
 static int z_extent4_pa(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			uint64_t k, uint64_t *pa)
 {
@@ -939,6 +958,11 @@ static int z_extent4_pa(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	uint64_t sum = z->rec4_base, i = 0;
 	uint8_t buf[256];
 	int ret;
+
+	if (ctx->z4_nid == inode->nid && ctx->z4_idx && ctx->z4_idx <= k) {
+		i = ctx->z4_idx;
+		sum = ctx->z4_pa;
+	}
 
 	while (i < k) {
 		unsigned int n = k - i < 64 ? k - i : 64, r;
@@ -956,6 +980,9 @@ static int z_extent4_pa(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 					 (unsigned long long)(i + n - 1));
 		i += n;
 	}
+	ctx->z4_nid = inode->nid;
+	ctx->z4_idx = k;
+	ctx->z4_pa = sum;
 	*pa = sum;
 	return 0;
 }
@@ -1091,7 +1118,7 @@ static int z_pcluster_blocks(struct z_walk *w, const struct z_lcluster *head,
 				 "%s: lcluster %llu big pcluster without CBLKCNT",
 				 name, (unsigned long long)next.lcn);
 	*blocks = next.cblkcnt;
-	return 0;
+	return z_check_cblkcnt(w, next.lcn, next.pos, next.cblkcnt);
 }
 
 static int z_map_index(struct erofs_ctx *ctx, const struct erofs_inode *inode,

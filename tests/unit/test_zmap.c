@@ -502,6 +502,27 @@ START_TEST(test_full_alg_unknown)
 }
 END_TEST
 
+START_TEST(test_full_head2)
+{
+	image_begin(F_BIG, 3);
+	put_inode(EROFS_INODE_COMPRESSED_FULL, 2 * BS, false);
+	put_header(HPOS_COMPACT, 0, 0, Z_EROFS_COMPRESSION_LZMA << 4, 0);
+	full_head(0, Z_EROFS_LCLUSTER_TYPE_HEAD2, 0, 20);
+	full_head(1, T_HEAD1, 0, 21);
+	open_ok();
+	EXPECT(5, 0, BS, DEV(BLK(20), BS, EROFS_FMT_LZMA), FULL);
+	EXPECT(BS + 5, BS, BS, DEV(BLK(21), BS, LZ4), FULL);
+}
+END_TEST
+
+START_TEST(test_full_advise_unknown)
+{
+	build_full();
+	put_header(HPOS_COMPACT, 0, 0x40, 0, 0);
+	open_corrupt();
+}
+END_TEST
+
 START_TEST(test_full_raw_too_long)
 {
 	build_full();
@@ -826,6 +847,14 @@ START_TEST(test_compact_2b_lclusterbits)
 }
 END_TEST
 
+START_TEST(test_compact_4b_lclusterbits)
+{
+	build_compact(false);
+	put_header(HPOS_COMPACT, 0, 0, 0, 3);
+	open_corrupt();
+}
+END_TEST
+
 START_TEST(test_compact_beyond_space)
 {
 	image_begin(0, 0);
@@ -1092,6 +1121,28 @@ START_TEST(test_fragment_tail_lcluster0)
 	open_ok();
 	EXPECT(BS + 5, 0, BS + 700, EROFS_LOC_FRAGMENT, 4000, BS + 700,
 	       SHIFTED, FULL);
+}
+END_TEST
+
+START_TEST(test_fragment_tail_big_cblkcnt0)
+{
+	/* mkfs writes CBLKCNT 0 after the HEAD of a tail fragment */
+	image_begin(F_BIG | F_FRAG, 1);
+	put_inode(EROFS_INODE_COMPRESSED_COMPACT, 3 * BS + 500, false);
+	put_header(HPOS_COMPACT, 100, Z_EROFS_ADVISE_BIG_PCLUSTER_1 |
+		   Z_EROFS_ADVISE_BIG_PCLUSTER_2 |
+		   Z_EROFS_ADVISE_FRAGMENT_PCLUSTER, 0, 0);
+	compact_begin(4, false);
+	compact_entry(0, T_HEAD1, 0);
+	compact_entry(1, T_NONHEAD, CBLK(1));
+	compact_entry(2, T_HEAD1, 100);
+	compact_entry(3, T_NONHEAD, CBLK(0));
+	compact_base(0, 60);
+	open_ok();
+	EXPECT(BS, 0, 2 * BS + 100, DEV(BLK(60), BS, LZ4), FULL);
+	EXPECT(3 * BS, 2 * BS + 100, BS + 400, EROFS_LOC_FRAGMENT, 100,
+	       BS + 400, SHIFTED, FULL);
+	ck_assert_uint_eq(walk_extents(), 2);
 }
 END_TEST
 
@@ -1449,6 +1500,36 @@ START_TEST(test_ext4)
 }
 END_TEST
 
+START_TEST(test_ext4_many)
+{
+	/* 300 lclusters: raw, compressed, hole; sequential then backwards */
+	const uint64_t rec = HPOS_COMPACT + 16, n = 300;
+	uint64_t pa[300], sum = 0x100000, k;
+	static const uint32_t plen[3] = { PLEN(0, BS), PLEN(2, 1000), 0 };
+	static const uint8_t fmt[3] = { SHIFTED, EROFS_FMT_LZMA, SHIFTED };
+
+	image_begin(F_48 | F_BIG, 3);
+	put_inode(EROFS_INODE_COMPRESSED_FULL, n * BS, false);
+	put_header(HPOS_COMPACT, 0, EXT_ADVISE(0), 0, 0);
+	erofs_put64(image + HPOS_COMPACT + 8, sum);
+	for (k = 0; k < n; k++) {
+		put_extent(rec + 4 * k, 4, plen[k % 3], 0, 0);
+		pa[k] = sum;
+		sum += plen[k % 3] & Z_EROFS_EXTENT_PLEN_MASK;
+	}
+	open_ok();
+	ck_assert_uint_eq(walk_extents(), n);
+	for (k = n; k-- > 0;) {
+		if (k % 3 == 2)
+			EXPECT(k * BS + 1, k * BS, BS, EROFS_LOC_HOLE, 0, 0,
+			       SHIFTED, ENC);
+		else
+			EXPECT(k * BS + 1, k * BS, BS, DEV(pa[k], plen[k % 3] &
+			       Z_EROFS_EXTENT_PLEN_MASK, fmt[k % 3]), ENC);
+	}
+}
+END_TEST
+
 START_TEST(test_ext_records_beyond_space)
 {
 	image_begin(F_48, 0);
@@ -1475,6 +1556,8 @@ static Suite *zmap_suite(void)
 	tcase_add_test(tc, test_full_short_compressed);
 	tcase_add_test(tc, test_full_alg_not_in_image);
 	tcase_add_test(tc, test_full_alg_unknown);
+	tcase_add_test(tc, test_full_head2);
+	tcase_add_test(tc, test_full_advise_unknown);
 	tcase_add_test(tc, test_full_raw_too_long);
 	tcase_add_test(tc, test_full_interlaced);
 	tcase_add_test(tc, test_full_header_reserved);
@@ -1497,6 +1580,7 @@ static Suite *zmap_suite(void)
 	tcase_add_test(tc, test_compact_4b);
 	tcase_add_test(tc, test_compact_lookback_zero);
 	tcase_add_test(tc, test_compact_2b_lclusterbits);
+	tcase_add_test(tc, test_compact_4b_lclusterbits);
 	tcase_add_test(tc, test_compact_beyond_space);
 	tcase_add_test(tc, test_compact_big);
 	tcase_add_test(tc, test_compact_big_loop);
@@ -1517,6 +1601,7 @@ static Suite *zmap_suite(void)
 	tcase_add_test(tc, test_fragment_tail_high_bits);
 	tcase_add_test(tc, test_fragment_tail_out_of_range);
 	tcase_add_test(tc, test_fragment_tail_lcluster0);
+	tcase_add_test(tc, test_fragment_tail_big_cblkcnt0);
 	tcase_add_test(tc, test_fragment_without_packed);
 	tcase_add_test(tc, test_fragment_whole);
 	tcase_add_test(tc, test_fragment_whole_out_of_range);
@@ -1546,6 +1631,7 @@ static Suite *zmap_suite(void)
 	tcase_add_test(tc, test_ext8);
 	tcase_add_test(tc, test_ext8_raw_too_long);
 	tcase_add_test(tc, test_ext4);
+	tcase_add_test(tc, test_ext4_many);
 	tcase_add_test(tc, test_ext_records_beyond_space);
 	suite_add_tcase(s, tc);
 	return s;
