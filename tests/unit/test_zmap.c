@@ -1500,6 +1500,27 @@ START_TEST(test_ext4)
 }
 END_TEST
 
+START_TEST(test_ext4_fragment)
+{
+	/* the last record is a fragment: its 32 bits are the offset */
+	const uint64_t rec = HPOS_COMPACT + 16;
+
+	image_begin(F_48 | F_FRAG, 0);
+	put_inode(EROFS_INODE_COMPRESSED_FULL, 2 * BS + 10, false);
+	put_header(HPOS_COMPACT, 0, EXT_ADVISE(0) |
+		   Z_EROFS_ADVISE_FRAGMENT_PCLUSTER, 0, 0);
+	erofs_put64(image + HPOS_COMPACT + 8, 0x40000);
+	put_extent(rec, 4, PLEN(0, BS), 0, 0);
+	put_extent(rec + 4, 4, PLEN(1, 3000), 0, 0);
+	put_extent(rec + 8, 4, 7000, 0, 0);
+	open_ok();
+	EXPECT(BS, BS, BS, DEV(0x40000 + BS, 3000, LZ4), ENC);
+	EXPECT(2 * BS + 9, 2 * BS, 10, EROFS_LOC_FRAGMENT, 7000, 10, SHIFTED,
+	       ENC);
+	ck_assert_uint_eq(walk_extents(), 3);
+}
+END_TEST
+
 START_TEST(test_ext4_many)
 {
 	/* 300 lclusters: raw, compressed, hole; sequential then backwards */
@@ -1632,6 +1653,7 @@ static Suite *zmap_suite(void)
 	tcase_add_test(tc, test_ext8_raw_too_long);
 	tcase_add_test(tc, test_ext4);
 	tcase_add_test(tc, test_ext4_many);
+	tcase_add_test(tc, test_ext4_fragment);
 	tcase_add_test(tc, test_ext_records_beyond_space);
 	suite_add_tcase(s, tc);
 	return s;
