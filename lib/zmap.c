@@ -92,7 +92,8 @@ int z_erofs_check_alg(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 
 int z_erofs_check_extent(struct erofs_ctx *ctx,
 			 const struct erofs_inode *inode,
-			 const struct erofs_map *map, uint64_t pos)
+			 const struct erofs_map *map, bool short_ok,
+			 uint64_t pos)
 {
 	unsigned long long la = map->la, llen = map->llen, plen = map->plen;
 	uint64_t limit = z_erofs_addr_limit(ctx->img);
@@ -115,12 +116,13 @@ int z_erofs_check_extent(struct erofs_ctx *ctx,
 				       "interlaced extent at %llu: pcluster of %llu bytes",
 				       la, plen);
 	/* mkfs keeps a compressed pcluster only if it saves space (7.8) */
-	if (!raw && llen < plen && la + llen != inode->size &&
+	if (!raw && !short_ok && llen < plen && la + llen != inode->size &&
 	    !(map->flags & EROFS_MAP_PARTIAL_REF))
 		return z_erofs_corrupt(ctx, inode, pos,
 				       "compressed extent at %llu: llen %llu below plen %llu",
 				       la, llen, plen);
-	if (map->loc == EROFS_LOC_DEVICE && !erofs_range_ok(map->pa, plen, limit))
+	if (map->loc == EROFS_LOC_DEVICE &&
+	    !erofs_range_ok(map->pa, plen, limit))
 		return z_erofs_corrupt(ctx, inode, pos,
 				       "extent at %llu: pcluster %llu+%llu beyond 48-bit blocks",
 				       la, (unsigned long long)map->pa, plen);
@@ -221,7 +223,9 @@ static int z_check_lcluster(struct z_walk *w, const struct z_lcluster *lc)
 static int z_check_cblkcnt(struct z_walk *w, uint64_t lcn, uint64_t pos,
 			   uint16_t cblkcnt)
 {
-	if (cblkcnt && cblkcnt <= Z_EROFS_PCLUSTER_MAX_SIZE / w->ctx->img->blksz)
+	uint32_t max = Z_EROFS_PCLUSTER_MAX_SIZE >> w->ctx->img->blkszbits;
+
+	if (cblkcnt && cblkcnt <= max)
 		return 0;
 	return z_lcn_corrupt(w, lcn, pos, "CBLKCNT %u out of range", cblkcnt);
 }
@@ -538,9 +542,12 @@ static int z_lookback(struct z_walk *w, const struct z_lcluster *from,
 	}
 }
 
-/* Exact end of the extent starting at la, scanning from lcluster c (7.7). */
-static int z_lookahead(struct z_walk *w, uint64_t c, uint64_t la,
-		       uint64_t *end)
+/*
+ * Exact end of the extent of HEAD lcluster head, which starts at la,
+ * scanning from lcluster c (7.7).
+ */
+static int z_lookahead(struct z_walk *w, uint64_t head, uint64_t c,
+		       uint64_t la, uint64_t *end)
 {
 	struct z_lcluster lc;
 	int ret;
@@ -563,6 +570,9 @@ static int z_lookahead(struct z_walk *w, uint64_t c, uint64_t la,
 				*end = w->inode->size;
 			return 0;
 		}
+		if (lc.cblk && c != head + 1)
+			return z_lcn_corrupt(w, c, lc.pos,
+					     "CBLKCNT not right after a HEAD");
 		c += lc.delta[1] ? lc.delta[1] : 1;
 	}
 }
@@ -700,7 +710,8 @@ static int z_init_compact(struct erofs_ctx *ctx, struct erofs_inode *inode)
 	struct z_erofs_info *z = &inode->z;
 	bool big1 = z->advise & Z_EROFS_ADVISE_BIG_PCLUSTER_1;
 	bool big2 = z->advise & Z_EROFS_ADVISE_BIG_PCLUSTER_2;
-	unsigned int maxbits = z->advise & Z_EROFS_ADVISE_COMPACTED_2B ? 12 : 14;
+	bool use2b = z->advise & Z_EROFS_ADVISE_COMPACTED_2B;
+	unsigned int maxbits = use2b ? 12 : 14;
 
 	if (big1 != big2)
 		return z_erofs_corrupt(ctx, inode, z->hpos,
@@ -790,7 +801,7 @@ static int z_map_tail(struct z_walk *w, struct erofs_map *map)
 	map->flags = EROFS_MAP_FULL_MAPPED;
 	if (head.partial)
 		map->flags |= EROFS_MAP_PARTIAL_REF;
-	return z_erofs_check_extent(w->ctx, inode, map, head.pos);
+	return z_erofs_check_extent(w->ctx, inode, map, false, head.pos);
 }
 
 /* Size in blocks of the pcluster of a HEAD lcluster (7.8). */
@@ -820,6 +831,18 @@ static int z_pcluster_blocks(struct z_walk *w, const struct z_lcluster *head,
 	return z_check_cblkcnt(w, next.lcn, next.pos, next.cblkcnt);
 }
 
+/*
+ * Linux 7.1 refuses compressed extents shorter than their pcluster only
+ * when it knows where they end. Reading LZ4 it learns that from the next
+ * HEAD's clusterofs, so an LZ4 extent ending on an lcluster boundary is
+ * read without complaint; mkfs.erofs 1.5 (-Eztailpacking,legacy-compress)
+ * writes such extents.
+ */
+static bool z_short_ok(const struct z_walk *w, uint8_t fmt, uint64_t end)
+{
+	return fmt == EROFS_FMT_LZ4 && !(end & (w->lcs - 1));
+}
+
 static int z_map_index(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		       uint64_t pos, struct erofs_map *map)
 {
@@ -839,8 +862,8 @@ static int z_map_index(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	map->la = head.lcn * w.lcs + head.clusterofs;
 	lcn = pos >> z->lclusterbits;
 	if (!end)
-		ret = z_lookahead(&w, lcn == head.lcn ? lcn + 1 : lcn, map->la,
-				  &end);
+		ret = z_lookahead(&w, head.lcn, lcn == head.lcn ? lcn + 1 : lcn,
+				  map->la, &end);
 	else if (end > inode->size)
 		end = inode->size;
 	if (ret)
@@ -862,7 +885,8 @@ static int z_map_index(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	map->flags = EROFS_MAP_FULL_MAPPED;
 	if (head.partial)
 		map->flags |= EROFS_MAP_PARTIAL_REF;
-	return z_erofs_check_extent(ctx, inode, map, head.pos);
+	return z_erofs_check_extent(ctx, inode, map,
+				    z_short_ok(&w, map->fmt, end), head.pos);
 }
 
 /* ---- entry points ---- */

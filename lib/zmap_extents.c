@@ -242,7 +242,7 @@ static int z_ext_fill(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	} else {
 		map->fmt = z_ext_raw_fmt(ctx, inode, map->pa, len);
 	}
-	return z_erofs_check_extent(ctx, inode, map, ext->pos);
+	return z_erofs_check_extent(ctx, inode, map, false, ext->pos);
 }
 
 /*

@@ -6,6 +6,7 @@
 #ifndef EROFS_LIB_ZMAP_INTERNAL_H
 #define EROFS_LIB_ZMAP_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "erofs/data.h"
@@ -45,10 +46,14 @@ int z_erofs_map_fragment(struct erofs_ctx *ctx,
 int z_erofs_check_alg(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      unsigned int alg, uint64_t pos);
 
-/* The limits every pcluster extent obeys, once map is filled. */
+/*
+ * The limits every pcluster extent obeys, once map is filled. short_ok
+ * accepts a compressed extent that decodes to less than its pcluster.
+ */
 int z_erofs_check_extent(struct erofs_ctx *ctx,
 			 const struct erofs_inode *inode,
-			 const struct erofs_map *map, uint64_t pos);
+			 const struct erofs_map *map, bool short_ok,
+			 uint64_t pos);
 
 /* Encoded extents (zmap_extents.c); h is the raw map header. */
 int z_erofs_init_extents(struct erofs_ctx *ctx, struct erofs_inode *inode,

@@ -324,7 +324,8 @@ static void expect_map_at(int line, uint64_t pos, struct want w)
 		ck_assert_uint_eq(m.space, ino.space);
 }
 
-#define EXPECT(pos, ...) expect_map_at(__LINE__, (pos), (struct want){ __VA_ARGS__ })
+#define EXPECT(pos, ...) \
+	expect_map_at(__LINE__, (pos), (struct want){ __VA_ARGS__ })
 
 /* Map extents from the start to i_size and check that they tile the file. */
 static unsigned int walk_extents(void)
@@ -368,23 +369,28 @@ static void expect_map_corrupt_at(int line, uint64_t pos)
 
 /*
  * lcn 0 HEAD1 | 1 PLAIN@1000 | 2 HEAD1@1000, 3-4 NONHEAD | 5 HEAD1@3596
- * partial | 6 HEAD1, 7-8 NONHEAD | 9 PLAIN@100 marking the end of file.
+ * partial | 6 HEAD1@10, 7-8 NONHEAD | 9 PLAIN@100 marking the end of file.
  */
-static void build_full(void)
+static void build_full_alg(uint32_t incompat, uint16_t algs, uint8_t algtype)
 {
-	image_begin(0, 0);
+	image_begin(incompat, algs);
 	put_inode(EROFS_INODE_COMPRESSED_FULL, FULL_SIZE, false);
-	put_header(HPOS_COMPACT, 0, 0, 0, 0);
+	put_header(HPOS_COMPACT, 0, 0, algtype, 0);
 	full_head(0, T_HEAD1, 0, 20);
 	full_head(1, T_PLAIN, 1000, 21);
 	full_head(2, T_HEAD1, 1000, 22);
 	full_nonhead(3, 1, 2);
 	full_nonhead(4, 2, 1);
 	full_head(5, T_HEAD1 | Z_EROFS_LI_PARTIAL_REF, 3596, 23);
-	full_head(6, T_HEAD1, 0, 24);
+	full_head(6, T_HEAD1, 10, 24);
 	full_nonhead(7, 1, 2);
 	full_nonhead(8, 2, 1);
 	full_head(9, T_PLAIN, 100, 0);
+}
+
+static void build_full(void)
+{
+	build_full_alg(0, 0, 0);
 }
 
 START_TEST(test_full_basic)
@@ -403,21 +409,30 @@ START_TEST(test_full_basic)
 	EXPECT(5 * BS + 3595, 2 * BS + 1000, 3 * BS + 2596,
 	       DEV(BLK(22), BS, LZ4), FULL);
 	/* a partial reference may decode to less than its pcluster */
-	EXPECT(5 * BS + 3596, 5 * BS + 3596, 500, DEV(BLK(23), BS, LZ4),
+	EXPECT(5 * BS + 3596, 5 * BS + 3596, 510, DEV(BLK(23), BS, LZ4),
+	       PARTIAL);
+	EXPECT(6 * BS + 9, 5 * BS + 3596, 510, DEV(BLK(23), BS, LZ4),
 	       PARTIAL);
 	/* the last extent ends at the EOF PLAIN, reached both ways */
-	EXPECT(6 * BS, 6 * BS, 3 * BS + 100, DEV(BLK(24), BS, LZ4), FULL);
-	EXPECT(9 * BS + 99, 6 * BS, 3 * BS + 100, DEV(BLK(24), BS, LZ4), FULL);
+	EXPECT(6 * BS + 10, 6 * BS + 10, 3 * BS + 90, DEV(BLK(24), BS, LZ4),
+	       FULL);
+	EXPECT(9 * BS + 99, 6 * BS + 10, 3 * BS + 90, DEV(BLK(24), BS, LZ4),
+	       FULL);
 	ck_assert_uint_eq(walk_extents(), 5);
 }
 END_TEST
 
 START_TEST(test_full_lookback_zero)
 {
+	struct erofs_map m;
+
 	build_full();
 	full_nonhead(4, 0, 1);
 	open_ok();
-	EXPECT_CORRUPT(4 * BS);
+	ck_assert_int_eq(z_erofs_map(&ctx, &ino, 4 * BS, &m), -EFSCORRUPTED);
+	ck_assert_uint_eq(ctx.err.offset, full_rec(4) - image);
+	ck_assert_ptr_nonnull(strstr(ctx.err.msg, "lcluster 4"));
+	erofs_err_clear(&ctx.err);
 	EXPECT(3 * BS, 2 * BS + 1000, 3 * BS + 2596, DEV(BLK(22), BS, LZ4),
 	       FULL);
 }
@@ -475,6 +490,28 @@ START_TEST(test_full_short_compressed)
 	/* the partial flag is what allows extent 5 to be shorter than plen */
 	build_full();
 	full_head(5, T_HEAD1, 3596, 23);
+	open_ok();
+	EXPECT_CORRUPT(5 * BS + 3600);
+}
+END_TEST
+
+START_TEST(test_full_short_lz4_aligned)
+{
+	/*
+	 * Shorter than its pcluster but ending on an lcluster boundary, as
+	 * mkfs.erofs 1.5 writes them: only LZ4 is let through (Linux never
+	 * sees where such an extent ends).
+	 */
+	build_full();
+	full_head(5, T_HEAD1, 3596, 23);
+	full_head(6, T_HEAD1, 0, 24);
+	open_ok();
+	EXPECT(5 * BS + 3600, 5 * BS + 3596, 500, DEV(BLK(23), BS, LZ4),
+	       FULL);
+	teardown();
+	build_full_alg(F_BIG, 3, Z_EROFS_COMPRESSION_LZMA);
+	full_head(5, T_HEAD1, 3596, 23);
+	full_head(6, T_HEAD1, 0, 24);
 	open_ok();
 	EXPECT_CORRUPT(5 * BS + 3600);
 }
@@ -629,6 +666,17 @@ START_TEST(test_full_cblkcnt_not_after_head)
 }
 END_TEST
 
+START_TEST(test_full_cblkcnt_in_the_middle)
+{
+	/* only the first NONHEAD after a HEAD may hold a block count */
+	build_full_big(Z_EROFS_ADVISE_BIG_PCLUSTER_1);
+	full_nonhead(1, CBLK(2), 1);
+	full_nonhead(2, CBLK(1), 1);
+	open_ok();
+	EXPECT_CORRUPT(0);
+}
+END_TEST
+
 START_TEST(test_full_big_short_compressed)
 {
 	/* 4 blocks decoding to 3 lclusters and 10 bytes, not at EOF */
@@ -758,8 +806,8 @@ static void build_compact(bool use2b)
 		   0, 0);
 	compact_begin(CPT_TOTAL, use2b);
 	for (k = 0; k < CPT_TOTAL; k++)
-		compact_entry(k, cpt_entries[k].type,
-			      use2b ? cpt_entries[k].lo2b : cpt_entries[k].lo4b);
+		compact_entry(k, cpt_entries[k].type, use2b ?
+			      cpt_entries[k].lo2b : cpt_entries[k].lo4b);
 	/* pcluster blocks 100..106, one per HEAD, in order */
 	compact_base(0, 99);
 	compact_base(2, 100);
@@ -1575,6 +1623,7 @@ static Suite *zmap_suite(void)
 	tcase_add_test(tc, test_full_clusterofs_range);
 	tcase_add_test(tc, test_full_partial_plain);
 	tcase_add_test(tc, test_full_short_compressed);
+	tcase_add_test(tc, test_full_short_lz4_aligned);
 	tcase_add_test(tc, test_full_alg_not_in_image);
 	tcase_add_test(tc, test_full_alg_unknown);
 	tcase_add_test(tc, test_full_head2);
@@ -1588,6 +1637,7 @@ static Suite *zmap_suite(void)
 	tcase_add_test(tc, test_full_cblkcnt_too_big);
 	tcase_add_test(tc, test_full_big_missing_cblkcnt);
 	tcase_add_test(tc, test_full_cblkcnt_not_after_head);
+	tcase_add_test(tc, test_full_cblkcnt_in_the_middle);
 	tcase_add_test(tc, test_full_big_short_compressed);
 	tcase_add_test(tc, test_full_big_interlaced);
 	tcase_add_test(tc, test_full_big_without_feature);
