@@ -43,6 +43,7 @@ struct erofs_open_opts {
 	const char *const *devices;	/* extra devices, in table order */
 	unsigned int ndevices;
 	bool no_sbcrc;			/* skip the superblock checksum */
+	bool plain_lookup;		/* encoded extents: plain binary search */
 };
 
 struct erofs_image {
@@ -94,6 +95,7 @@ struct erofs_image {
 	struct erofs_inode metabox;
 
 	struct erofs_frag_cache *frag_cache;	/* shared, thread-safe */
+	bool plain_lookup;		/* see struct erofs_open_opts */
 };
 
 /* Metadata spaces: where inodes, xattrs and indexes are read from. */
@@ -122,6 +124,10 @@ struct erofs_ctx {
 	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
 	uint32_t meta_clock;
 	uint64_t meta_reads;		/* metadata blocks fetched (misses) */
+	/* encoded-extent lookups, for benchmarks */
+	uint64_t lookups;		/* z_erofs_map calls on extents */
+	uint64_t lookup_meta_reads;	/* metadata blocks fetched by them */
+	uint64_t hint_hits;		/* served by the continuation hint */
 
 	/* decoder contexts, created on first use and reused */
 	struct erofs_codec_state *codec[Z_EROFS_COMPRESSION_MAX];
