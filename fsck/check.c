@@ -10,7 +10,6 @@
 #include "erofs/inode.h"
 #include "erofs/xattr.h"
 #include "manifest.h"
-#include "strbuf.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
@@ -26,17 +25,10 @@ struct data_sum {
 	bool have_digest;
 };
 
-struct xattr_item {
-	char *name;
-	size_t namelen;
-	char *text;			/* name=hexvalue, escaped */
-};
-
 struct xattr_scan {
 	struct checker *ck;
 	bool list;			/* collect what listxattr shows */
-	struct xattr_item *items;
-	size_t n, cap;
+	struct mf_xattrs listed;
 	bool has_digest;
 	bool bad_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
@@ -247,8 +239,6 @@ static bool xattr_listed(const struct erofs_xattr *xa)
 static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 {
 	struct xattr_scan *xs = arg;
-	struct strbuf sb = STRBUF_INIT;
-	struct xattr_item *it;
 
 	if (is_digest_xattr(xs->ck->ctx->img, xa)) {
 		xs->has_digest = true;
@@ -262,69 +252,8 @@ static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 	}
 	if (!xs->list || !xattr_listed(xa))
 		return 0;
-	if (xs->n == xs->cap) {
-		size_t cap = xs->cap ? xs->cap * 2 : 16;
-
-		it = realloc(xs->items, cap * sizeof(*it));
-		if (!it)
-			return -ENOMEM;
-		xs->items = it;
-		xs->cap = cap;
-	}
-	sb_escape(&sb, xa->name, xa->namelen, ",=");
-	sb_addc(&sb, '=');
-	sb_hex(&sb, xa->value, xa->value_len);
-	it = &xs->items[xs->n];
-	it->text = sb_detach(&sb);
-	it->name = malloc(xa->namelen ? xa->namelen : 1);
-	if (!it->text || !it->name) {
-		free(it->text);
-		free(it->name);
-		return -ENOMEM;
-	}
-	memcpy(it->name, xa->name, xa->namelen);
-	it->namelen = xa->namelen;
-	xs->n++;
-	return 0;
-}
-
-static void xattr_scan_release(struct xattr_scan *xs)
-{
-	size_t i;
-
-	for (i = 0; i < xs->n; i++) {
-		free(xs->items[i].name);
-		free(xs->items[i].text);
-	}
-	free(xs->items);
-}
-
-static int xattr_item_cmp(const void *a, const void *b)
-{
-	const struct xattr_item *x = a, *y = b;
-	size_t n = x->namelen < y->namelen ? x->namelen : y->namelen;
-	int c = memcmp(x->name, y->name, n);
-
-	if (c)
-		return c;
-	return x->namelen < y->namelen ? -1 : x->namelen > y->namelen;
-}
-
-/* The xattrs field of a manifest line, into sb. */
-static void xattr_field(struct xattr_scan *xs, struct strbuf *sb)
-{
-	size_t i;
-
-	if (!xs->n) {
-		sb_addc(sb, '-');
-		return;
-	}
-	qsort(xs->items, xs->n, sizeof(*xs->items), xattr_item_cmp);
-	for (i = 0; i < xs->n; i++) {
-		if (i)
-			sb_addc(sb, ',');
-		sb_addf(sb, "%s", xs->items[i].text);
-	}
+	return mf_xattrs_add(&xs->listed, xa->name, xa->namelen, xa->value,
+			     xa->value_len);
 }
 
 static int check_xattrs(struct checker *ck, const struct erofs_inode *inode,
@@ -337,75 +266,6 @@ static int check_xattrs(struct checker *ck, const struct erofs_inode *inode,
 	if (ret < 0)
 		return check_lib_error(ck, loc, ret);
 	return 0;
-}
-
-static char manifest_type(uint16_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return 'f';
-	case S_IFDIR:
-		return 'd';
-	case S_IFLNK:
-		return 'l';
-	case S_IFCHR:
-		return 'c';
-	case S_IFBLK:
-		return 'b';
-	case S_IFIFO:
-		return 'p';
-	default:
-		return 's';
-	}
-}
-
-/* Fields 2 to 10 of a manifest line. */
-static void manifest_body(struct strbuf *sb, const struct erofs_inode *inode,
-			  const uint8_t *digest)
-{
-	char type = manifest_type(inode->mode);
-
-	sb_addf(sb, "%c %04o %u %u ", type,
-		type == 'l' ? 0777 : inode->mode & 07777, inode->uid,
-		inode->gid);
-	if (type == 'd')
-		sb_addc(sb, '-');
-	else if (type == 'f' || type == 'l')
-		sb_addf(sb, "%llu", (unsigned long long)inode->size);
-	else
-		sb_addc(sb, '0');
-	sb_addf(sb, " %lld.%09u ", (long long)inode->mtime, inode->mtime_nsec);
-	if (digest)
-		sb_hex(sb, digest, EROFS_SHA256_LEN);
-	else
-		sb_addc(sb, '-');
-	if (type == 'c' || type == 'b')
-		sb_addf(sb, " %u:%u", erofs_rdev_major(inode->rdev),
-			erofs_rdev_minor(inode->rdev));
-	else
-		sb_addf(sb, " -");
-	if (type == 'd')
-		sb_addf(sb, " -");
-	else
-		sb_addf(sb, " %u", inode->nlink);
-}
-
-static int check_add_manifest(struct checker *ck, const struct walk_entry *e,
-			      const uint8_t *digest, struct xattr_scan *xs)
-{
-	const struct erofs_inode *inode = e->inode;
-	struct strbuf body = STRBUF_INIT, xattrs = STRBUF_INIT;
-	int ret = -ENOMEM;
-
-	manifest_body(&body, inode, digest);
-	xattr_field(xs, &xattrs);
-	if (!body.failed && !xattrs.failed)
-		ret = manifest_add(ck->manifest, e->rel, e->rellen, e->nid,
-				   !S_ISDIR(inode->mode) && inode->nlink > 1,
-				   body.s, xattrs.s);
-	sb_release(&body);
-	sb_release(&xattrs);
-	return ret;
 }
 
 static int check_file(struct checker *ck, const struct erofs_inode *inode,
@@ -536,9 +396,10 @@ static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
 	if (ret >= 0)
 		ret = check_data(ck, inode, &loc, &xs, &ds);
 	if (ret >= 0 && ck->manifest)
-		ret = check_add_manifest(ck, e, ds.have_digest ? ds.digest :
-				       NULL, &xs);
-	xattr_scan_release(&xs);
+		ret = manifest_add_inode(ck->manifest, e->rel, e->rellen, inode,
+					 ds.have_digest ? ds.digest : NULL,
+					 &xs.listed);
+	mf_xattrs_release(&xs.listed);
 	if (ret == -ENOMEM && !ck->rep->fatal)
 		report_fatal(ck->rep, "out of memory");
 	return ret < 0 ? ret : 0;
