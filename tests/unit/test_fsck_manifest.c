@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "erofs/inode.h"
 #include "manifest.h"
 #include "nidmap.h"
 #include "strbuf.h"
@@ -160,6 +161,72 @@ START_TEST(test_manifest_prefix_sorts_first)
 }
 END_TEST
 
+static void fill_inode(struct erofs_inode *inode, uint64_t nid,
+		       uint16_t mode, uint64_t size, uint32_t nlink)
+{
+	memset(inode, 0, sizeof(*inode));
+	inode->nid = nid;
+	inode->mode = mode;
+	inode->size = size;
+	inode->nlink = nlink;
+	inode->uid = 1000;
+	inode->gid = 4000000001u;
+	inode->mtime = 1650000000;
+	inode->mtime_nsec = 111;
+}
+
+START_TEST(test_manifest_inode_fields)
+{
+	struct manifest *m = manifest_new();
+	struct mf_xattrs xl = { 0 };
+	struct erofs_inode inode;
+	uint8_t digest[32];
+	char *text;
+
+	memset(digest, 0xab, sizeof(digest));
+	fill_inode(&inode, 1, 040755, 4096, 5);
+	ck_assert_int_eq(mf_xattrs_add(&xl, "user.b", 6, "\x01", 1), 0);
+	ck_assert_int_eq(mf_xattrs_add(&xl, "user.a,=", 8, "", 0), 0);
+	ck_assert_int_eq(mf_xattrs_add(&xl, "trusted.x", 9, "\0\xff", 2), 0);
+	ck_assert_int_eq(manifest_add_inode(m, "", 0, &inode, NULL, &xl), 0);
+	mf_xattrs_release(&xl);
+
+	/* EROFS stores a symlink's own mode; a listing shows 0777 */
+	fill_inode(&inode, 2, 0120644, 7, 1);
+	inode.mtime = -1;
+	inode.mtime_nsec = 500000000;
+	ck_assert_int_eq(manifest_add_inode(m, "l", 1, &inode, digest, &xl),
+			 0);
+
+	/* char 4095:1048575 in the Linux "new" encoding */
+	fill_inode(&inode, 3, 020640, 0, 1);
+	inode.rdev = 0xff | 4095u << 8 | (1048575u & ~0xffu) << 12;
+	ck_assert_int_eq(manifest_add_inode(m, "c", 1, &inode, NULL, &xl), 0);
+
+	fill_inode(&inode, 4, 0104755, 3, 2);
+	ck_assert_int_eq(manifest_add_inode(m, "f", 1, &inode, NULL, &xl), 0);
+	ck_assert_int_eq(manifest_add_name(m, "e", 1, 4), 0);
+
+	fill_inode(&inode, 5, 0140755, 0, 1);
+	ck_assert_int_eq(manifest_add_inode(m, "s", 1, &inode, NULL, &xl), 0);
+
+	text = manifest_text(m);
+	ck_assert_str_eq(text,
+		". d 0755 1000 4000000001 - 1650000000.000000111 - - - - "
+		"trusted.x=00ff,user.a\\x2c\\x3d=,user.b=01\n"
+		"c c 0640 1000 4000000001 0 1650000000.000000111 - "
+		"4095:1048575 1 - -\n"
+		"e f 4755 1000 4000000001 3 1650000000.000000111 - - 2 e -\n"
+		"f f 4755 1000 4000000001 3 1650000000.000000111 - - 2 e -\n"
+		"l l 0777 1000 4000000001 7 -1.500000000 "
+		"abababababababababababababababababababababababababababababababab"
+		" - 1 - -\n"
+		"s s 0755 1000 4000000001 0 1650000000.000000111 - - 1 - -\n");
+	free(text);
+	manifest_free(m);
+}
+END_TEST
+
 static Suite *fsck_suite(void)
 {
 	Suite *s = suite_create("fsck");
@@ -173,6 +240,7 @@ static Suite *fsck_suite(void)
 	tcase_add_test(tc, test_nidmap);
 	tcase_add_test(tc, test_manifest_order_and_groups);
 	tcase_add_test(tc, test_manifest_prefix_sorts_first);
+	tcase_add_test(tc, test_manifest_inode_fields);
 	suite_add_tcase(s, tc);
 	return s;
 }
