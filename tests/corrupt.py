@@ -311,14 +311,30 @@ class CompressedMap:
             lo = le16(self.img.data, self.record(i + 1) + 4)
         return lo & 0x7FF if typ == NONHEAD and lo & CBLKCNT else 1
 
-    def set_full(self, buf, k, typ=None, clusterofs=None, word=None):
+    def set_full(self, buf, k, typ=None, clusterofs=None, blkaddr=None,
+                 delta0=None):
         pos = self.record(k)
         if typ is not None:
             struct.pack_into("<H", buf, pos, le16(buf, pos) & ~3 | typ)
         if clusterofs is not None:
             struct.pack_into("<H", buf, pos + 2, clusterofs)
-        if word is not None:
-            struct.pack_into("<I", buf, pos + 4, word)
+        if blkaddr is not None:
+            struct.pack_into("<I", buf, pos + 4, blkaddr)
+        if delta0 is not None:
+            struct.pack_into("<H", buf, pos + 4, delta0)
+
+    def cblkcnt(self):
+        """an lcluster holding a pcluster size (CBLKCNT)"""
+        for i, typ in enumerate(self.types()):
+            if typ != NONHEAD:
+                continue
+            if self.compact:
+                lo = self.entry(i)[1]
+            else:
+                lo = le16(self.img.data, self.record(i) + 4)
+            if lo & CBLKCNT:
+                return i
+        raise LookupError("%s: no CBLKCNT lcluster" % self.img.name)
 
 
 class Variant:
@@ -445,46 +461,40 @@ def directory_variants(img):
 
 def index_variants(img):
     zmap = CompressedMap(img, img.lookup(b"mixed.bin"))
-    head, blkaddr = zmap.compressed_head()
+    head, _ = zmap.compressed_head()
     nonhead = zmap.nonhead(after=head + 1)
     kind = "compact" if zmap.compact else "full"
 
-    def entry(i, typ, lo):
+    def nonhead_at(i, lo):
         if zmap.compact:
-            return lambda buf: zmap.set_entry(buf, i, typ, lo)
-        return lambda buf: zmap.set_full(buf, i, typ=typ, word=lo)
+            return lambda buf: zmap.set_entry(buf, i, NONHEAD, lo)
+        return lambda buf: zmap.set_full(buf, i, typ=NONHEAD, delta0=lo)
 
-    yield Variant("%s-index-first-nonhead" % kind,
-                  edit(img, entry(0, NONHEAD, 1)), CORRUPT, SAYS_NID)
-    yield Variant("%s-index-lookback-0" % kind,
-                  edit(img, entry(nonhead, NONHEAD, 0)), CORRUPT, SAYS_NID)
-    yield Variant("%s-index-lookback-before-start" % kind,
-                  edit(img, entry(nonhead, NONHEAD, nonhead + 5)),
-                  CORRUPT, SAYS_NID)
-    if not zmap.big:
-        yield Variant("%s-index-cblkcnt-without-big-pcluster" % kind,
-                      edit(img, entry(nonhead, NONHEAD, CBLKCNT | 1)),
-                      CORRUPT, SAYS_NID)
-    elif zmap.pcluster_blocks(head) > 0:
-        yield Variant("%s-index-cblkcnt-2047" % kind,
-                      edit(img, entry(head + 1, NONHEAD, CBLKCNT | 0x7FF)),
-                      CORRUPT, SAYS_NID)
+    def variant(what, change, expect=CORRUPT):
+        return Variant("%s-index-%s" % (kind, what), edit(img, change),
+                       expect, SAYS_NID)
+
+    yield variant("first-nonhead", nonhead_at(0, 1))
+    yield variant("lookback-0", nonhead_at(nonhead, 0))
+    yield variant("lookback-before-start", nonhead_at(nonhead, nonhead + 5))
+    if zmap.big:
+        yield variant("cblkcnt-2047", nonhead_at(zmap.cblkcnt(),
+                                                 CBLKCNT | 0x7FF))
+    else:
+        yield variant("cblkcnt-without-big-pcluster",
+                      nonhead_at(nonhead, CBLKCNT | 1))
     if zmap.compact:
         pack, size, _, _ = zmap.locate(head)
         far = put("<I", pack + size - 4, 0xFFFFFF00)
     else:
-        far = lambda buf: zmap.set_full(buf, head, word=0xFFFFFF00)
-        yield Variant("full-index-clusterofs-beyond-lcluster",
-                      edit(img, lambda buf: zmap.set_full(
-                          buf, head, clusterofs=0xFFFF)),
-                      CORRUPT, SAYS_NID)
-    yield Variant("%s-index-blkaddr-beyond-image" % kind, edit(img, far),
-                  CORRUPT, SAYS_NID)
+        far = lambda buf: zmap.set_full(buf, head, blkaddr=0xFFFFFF00)
+        yield variant("clusterofs-beyond-lcluster",
+                      lambda buf: zmap.set_full(buf, head, clusterofs=0xFFFF))
+    yield variant("blkaddr-beyond-image", far)
     other = 3 if zmap.algorithms & 0xF != 3 else 0
-    yield Variant("%s-index-algorithm-not-enabled" % kind,
-                  edit(img, put("<B", zmap.hpos + 6,
-                                zmap.algorithms & 0xF0 | other)),
-                  CORRUPT_OR_UNREADABLE, SAYS_NID)
+    yield variant("algorithm-not-enabled",
+                  put("<B", zmap.hpos + 6, zmap.algorithms & 0xF0 | other),
+                  CORRUPT_OR_UNREADABLE)
 
 
 def data_variants(img):
