@@ -19,6 +19,7 @@ struct erofs_dirent {
 	uint64_t nid;
 	uint8_t file_type;	/* enum erofs_file_type */
 	uint8_t namelen;	/* 1..255 */
+	uint8_t reserved;	/* raw reserved byte; non-zero deserves a warning */
 	const char *name;	/* namelen bytes, not NUL-terminated */
 	uint64_t pos;		/* byte offset of the dirent in the directory */
 };

@@ -43,6 +43,7 @@ struct erofs_open_opts {
 	const char *const *devices;	/* extra devices, in table order */
 	unsigned int ndevices;
 	bool no_sbcrc;			/* skip the superblock checksum */
+	bool plain_lookup;		/* encoded extents: plain binary search */
 };
 
 struct erofs_image {
@@ -94,6 +95,7 @@ struct erofs_image {
 	struct erofs_inode metabox;
 
 	struct erofs_frag_cache *frag_cache;	/* shared, thread-safe */
+	bool plain_lookup;		/* see struct erofs_open_opts */
 };
 
 /* Metadata spaces: where inodes, xattrs and indexes are read from. */
@@ -122,6 +124,10 @@ struct erofs_ctx {
 	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
 	uint32_t meta_clock;
 	uint64_t meta_reads;		/* metadata blocks fetched (misses) */
+	/* encoded-extent lookups, for benchmarks */
+	uint64_t lookups;		/* z_erofs_map calls on extents */
+	uint64_t lookup_meta_reads;	/* metadata blocks fetched by them */
+	uint64_t hint_hits;		/* served by the continuation hint */
 
 	/* decoder contexts, created on first use and reused */
 	struct erofs_codec_state *codec[Z_EROFS_COMPRESSION_MAX];
@@ -135,6 +141,7 @@ struct erofs_ctx {
 	uint64_t out_la;
 	uint64_t out_len;
 	int depth;			/* nesting of metabox/packed reads */
+	struct erofs_ctx *nested;	/* for reads inside another read */
 };
 
 /*
@@ -176,8 +183,9 @@ int erofs_dev_read(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 		   void *buf, size_t len, uint64_t nid);
 
 /*
- * Resolve a data address to a device index and a byte offset in that file
- * (device offset included), checking that [pa, pa + len) lies inside it.
+ * Resolve a data address to a device index and a byte offset inside that
+ * device (add devs[dev].offset for the position in its file), checking that
+ * [pa, pa + len) lies inside it.
  */
 int erofs_dev_resolve(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 		      uint64_t len, unsigned int *dev, uint64_t *fileoff,

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-thread reading contexts: the metadata block cache, the pcluster
+ * buffers and, lazily, a nested context for reads of the metabox and packed
+ * inodes that happen in the middle of another read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "erofs/data.h"
+#include "erofs/decompress.h"
+#include "internal.h"
+
+int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img)
+{
+	unsigned int i;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->img = img;
+	erofs_err_clear(&ctx->err);
+	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
+		ctx->meta[i].tag = UINT64_MAX;
+		ctx->meta[i].data = malloc(img->blksz);
+		if (!ctx->meta[i].data) {
+			erofs_ctx_fini(ctx);
+			return -ENOMEM;
+		}
+	}
+	ctx->out_nid = EROFS_NO_NID;
+	return 0;
+}
+
+void erofs_ctx_fini(struct erofs_ctx *ctx)
+{
+	unsigned int i;
+
+	if (ctx->nested) {
+		erofs_ctx_fini(ctx->nested);
+		free(ctx->nested);
+		ctx->nested = NULL;
+	}
+	erofs_decompress_fini(ctx);
+	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
+		free(ctx->meta[i].data);
+		ctx->meta[i].data = NULL;
+	}
+	free(ctx->inbuf);
+	free(ctx->outbuf);
+	ctx->inbuf = ctx->outbuf = NULL;
+	ctx->inbuf_size = ctx->outbuf_size = 0;
+}
+
+static int reserve(uint8_t **buf, size_t *size, size_t len)
+{
+	uint8_t *p;
+
+	if (*size >= len)
+		return 0;
+	p = malloc(len);
+	if (!p)
+		return -ENOMEM;
+	free(*buf);
+	*buf = p;
+	*size = len;
+	return 0;
+}
+
+int erofs_ctx_reserve_out(struct erofs_ctx *ctx, size_t len)
+{
+	ctx->out_nid = EROFS_NO_NID;
+	if (reserve(&ctx->outbuf, &ctx->outbuf_size, len))
+		return erofs_error(&ctx->err, -ENOMEM, EROFS_NO_NID,
+				   EROFS_NO_OFFSET,
+				   "out of memory for a %zu-byte buffer", len);
+	return 0;
+}
+
+int erofs_ctx_reserve_in(struct erofs_ctx *ctx, size_t len)
+{
+	if (reserve(&ctx->inbuf, &ctx->inbuf_size, len))
+		return erofs_error(&ctx->err, -ENOMEM, EROFS_NO_NID,
+				   EROFS_NO_OFFSET,
+				   "out of memory for a %zu-byte buffer", len);
+	return 0;
+}
+
+struct erofs_ctx *erofs_ctx_nested(struct erofs_ctx *ctx)
+{
+	if (ctx->depth >= EROFS_MAX_NESTING) {
+		erofs_error(&ctx->err, -EFSCORRUPTED, EROFS_NO_NID,
+			    EROFS_NO_OFFSET,
+			    "metabox or packed inode data refers to itself");
+		return NULL;
+	}
+	if (!ctx->nested) {
+		ctx->nested = malloc(sizeof(*ctx->nested));
+		if (!ctx->nested || erofs_ctx_init(ctx->nested, ctx->img)) {
+			free(ctx->nested);
+			ctx->nested = NULL;
+			erofs_error(&ctx->err, -ENOMEM, EROFS_NO_NID,
+				    EROFS_NO_OFFSET, "out of memory");
+			return NULL;
+		}
+		ctx->nested->depth = ctx->depth + 1;
+	}
+	erofs_err_clear(&ctx->nested->err);
+	return ctx->nested;
+}
+
+void erofs_ctx_take_error(struct erofs_ctx *ctx, struct erofs_ctx *nested)
+{
+	if (!ctx->err.code && nested->err.code)
+		ctx->err = nested->err;
+}
+
+uint64_t erofs_space_size(const struct erofs_image *img, enum erofs_space space)
+{
+	switch (space) {
+	case EROFS_SPACE_PRIMARY:
+		return img->devs[0].size;
+	case EROFS_SPACE_METABOX:
+		return img->has_metabox ? img->metabox.size : 0;
+	case EROFS_SPACE_PACKED:
+		return img->has_packed ? img->packed.size : 0;
+	}
+	return 0;
+}
+
+static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
+		       uint64_t blk, struct erofs_meta_block *mb, uint64_t nid)
+{
+	const struct erofs_image *img = ctx->img;
+	uint64_t size = erofs_space_size(img, space);
+	uint64_t pos = blk << img->blkszbits;
+	const struct erofs_inode *inode;
+	struct erofs_ctx *sub;
+	size_t len;
+	ssize_t n;
+
+	len = size - pos < img->blksz ? (size_t)(size - pos) : img->blksz;
+	ctx->meta_reads++;
+	if (space == EROFS_SPACE_PRIMARY)
+		return erofs_io_pread(&img->devs[0], mb->data, len, pos,
+				      &ctx->err);
+
+	inode = space == EROFS_SPACE_METABOX ? &img->metabox : &img->packed;
+	sub = erofs_ctx_nested(ctx);
+	if (!sub)
+		return ctx->err.code;
+	n = erofs_pread(sub, inode, mb->data, len, pos);
+	if (n < 0) {
+		erofs_ctx_take_error(ctx, sub);
+		return (int)n;
+	}
+	if ((size_t)n != len)
+		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, pos,
+				   "short read of the %s inode at %llu",
+				   space == EROFS_SPACE_METABOX ? "metabox" :
+								  "packed",
+				   (unsigned long long)pos);
+	return 0;
+}
+
+static struct erofs_meta_block *get_block(struct erofs_ctx *ctx,
+					  enum erofs_space space, uint64_t blk,
+					  uint64_t nid)
+{
+	uint64_t tag = (uint64_t)space << 62 | blk;
+	struct erofs_meta_block *victim = &ctx->meta[0];
+	unsigned int i;
+
+	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
+		struct erofs_meta_block *mb = &ctx->meta[i];
+
+		if (mb->tag == tag) {
+			mb->lru = ++ctx->meta_clock;
+			return mb;
+		}
+		if (mb->lru < victim->lru)
+			victim = mb;
+	}
+	victim->tag = UINT64_MAX;
+	if (fetch_block(ctx, space, blk, victim, nid))
+		return NULL;
+	victim->tag = tag;
+	victim->lru = ++ctx->meta_clock;
+	return victim;
+}
+
+int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,
+		    uint64_t pos, void *buf, size_t len, uint64_t nid)
+{
+	const struct erofs_image *img = ctx->img;
+	uint8_t *out = buf;
+
+	if (!erofs_range_ok(pos, len, erofs_space_size(img, space)))
+		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, pos,
+				   "metadata at %llu+%zu is past the end of the %s",
+				   (unsigned long long)pos, len,
+				   space == EROFS_SPACE_PRIMARY ? "image" :
+				   space == EROFS_SPACE_METABOX ? "metabox" :
+								  "packed inode");
+	while (len) {
+		uint64_t blk = pos >> img->blkszbits;
+		size_t off = (size_t)(pos & (img->blksz - 1));
+		size_t n = img->blksz - off;
+		struct erofs_meta_block *mb;
+
+		if (n > len)
+			n = len;
+		mb = get_block(ctx, space, blk, nid);
+		if (!mb)
+			return ctx->err.code ? ctx->err.code : -EIO;
+		memcpy(out, mb->data + off, n);
+		out += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}

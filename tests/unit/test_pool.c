@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/* The worker pool: every task once, back-pressure, errors, shutdown. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "erofs/pool.h"
+#include "unit.h"
+
+#define NTASKS 20000
+
+static unsigned int runs[NTASKS];
+static unsigned int inits, finis;
+
+static void *worker_init(void *priv, unsigned int index)
+{
+	unsigned int *state = malloc(sizeof(*state));
+
+	if (state)
+		*state = index;
+	__atomic_add_fetch(&inits, 1, __ATOMIC_SEQ_CST);
+	return state;
+}
+
+static void worker_fini(void *priv, void *worker)
+{
+	free(worker);
+	__atomic_add_fetch(&finis, 1, __ATOMIC_SEQ_CST);
+}
+
+static const struct erofs_pool_ops ops = {
+	.worker_init = worker_init,
+	.worker_fini = worker_fini,
+};
+
+static int count_task(void *worker, void *arg)
+{
+	uintptr_t i = (uintptr_t)arg;
+
+	ck_assert_ptr_nonnull(worker);
+	__atomic_add_fetch(&runs[i], 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static const unsigned int thread_counts[] = { 0, 1, 2, 4, 8 };
+
+START_TEST(test_every_task_once)
+{
+	struct erofs_pool_config cfg = {
+		.threads = thread_counts[_i],
+		.batch_cost = 1000,
+	};
+	struct erofs_pool *pool;
+	uintptr_t i;
+
+	memset(runs, 0, sizeof(runs));
+	inits = finis = 0;
+	ck_assert_int_eq(erofs_pool_create(&pool, &cfg, &ops), 0);
+	ck_assert_uint_eq(erofs_pool_threads(pool), cfg.threads);
+	for (i = 0; i < NTASKS; i++)
+		ck_assert_int_eq(erofs_pool_submit(pool, count_task,
+						   (void *)i, i % 300),
+				 0);
+	ck_assert_int_eq(erofs_pool_wait(pool), 0);
+	for (i = 0; i < NTASKS; i++)
+		ck_assert_uint_eq(runs[i], 1);
+	erofs_pool_destroy(pool);
+	/* one state per worker thread plus the producer's own */
+	ck_assert_uint_eq(inits, cfg.threads + 1);
+	ck_assert_uint_eq(finis, cfg.threads + 1);
+}
+END_TEST
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+static unsigned int submitted;
+
+static int gated_task(void *worker, void *arg)
+{
+	pthread_mutex_lock(&gate_lock);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	return count_task(worker, arg);
+}
+
+static void *producer(void *arg)
+{
+	struct erofs_pool *pool = arg;
+	uintptr_t i;
+
+	for (i = 0; i < 1000; i++) {
+		ck_assert_int_eq(erofs_pool_submit(pool, gated_task,
+						   (void *)i, 1000),
+				 0);
+		__atomic_add_fetch(&submitted, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+START_TEST(test_back_pressure)
+{
+	/* every task fills a batch; one queued batch at most */
+	struct erofs_pool_config cfg = {
+		.threads = 2,
+		.batch_cost = 1000,
+		.queue_batches = 1,
+	};
+	struct erofs_pool *pool;
+	pthread_t thread;
+	unsigned int i;
+
+	memset(runs, 0, sizeof(runs));
+	gate_open = false;
+	submitted = 0;
+	ck_assert_int_eq(erofs_pool_create(&pool, &cfg, &ops), 0);
+	ck_assert_int_eq(pthread_create(&thread, NULL, producer, pool), 0);
+	usleep(200000);
+	/* 2 running + 1 queued + 1 being flushed, not the 1000 submitted */
+	ck_assert_uint_le(__atomic_load_n(&submitted, __ATOMIC_SEQ_CST), 4);
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	pthread_join(thread, NULL);
+	ck_assert_int_eq(erofs_pool_wait(pool), 0);
+	for (i = 0; i < 1000; i++)
+		ck_assert_uint_eq(runs[i], 1);
+	erofs_pool_destroy(pool);
+}
+END_TEST
+
+static unsigned int called;
+
+static int failing_task(void *worker, void *arg)
+{
+	__atomic_add_fetch(&called, 1, __ATOMIC_SEQ_CST);
+	return (uintptr_t)arg == 500 ? -EIO : 0;
+}
+
+START_TEST(test_error_stops_run)
+{
+	struct erofs_pool_config cfg = {
+		.threads = thread_counts[_i],
+		.batch_cost = 5000,
+	};
+	struct erofs_pool *pool;
+	unsigned int accepted = 0;
+	uintptr_t i;
+	int ret = 0;
+
+	called = 0;
+	ck_assert_int_eq(erofs_pool_create(&pool, &cfg, &ops), 0);
+	for (i = 0; i < NTASKS && !ret; i++) {
+		ret = erofs_pool_submit(pool, failing_task, (void *)i, 100);
+		if (!ret || i == 500)
+			accepted++;
+	}
+	ck_assert_int_eq(erofs_pool_wait(pool), -EIO);
+	ck_assert(erofs_pool_stopped(pool));
+	/* the run stopped early, and every queued task was still called */
+	ck_assert_uint_lt(accepted, NTASKS);
+	ck_assert_uint_eq(called, accepted);
+	ck_assert_int_eq(erofs_pool_submit(pool, failing_task, (void *)1, 1),
+			 -EIO);
+	erofs_pool_destroy(pool);
+}
+END_TEST
+
+START_TEST(test_cancel)
+{
+	struct erofs_pool_config cfg = { .threads = 2, .batch_cost = 1 };
+	struct erofs_pool *pool;
+
+	ck_assert_int_eq(erofs_pool_create(&pool, &cfg, &ops), 0);
+	erofs_pool_cancel(pool, -EINTR);
+	erofs_pool_cancel(pool, -EIO);
+	ck_assert_int_eq(erofs_pool_submit(pool, count_task, (void *)0, 1),
+			 -EINTR);
+	ck_assert_int_eq(erofs_pool_wait(pool), -EINTR);
+	erofs_pool_destroy(pool);
+}
+END_TEST
+
+static Suite *pool_suite(void)
+{
+	Suite *s = suite_create("pool");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_every_task_once, 0, 5);
+	tcase_add_test(tc, test_back_pressure);
+	tcase_add_loop_test(tc, test_error_stops_run, 0, 5);
+	tcase_add_test(tc, test_cancel);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(pool_suite());
+}
