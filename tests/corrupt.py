@@ -15,7 +15,8 @@ SUBSTRING runs only the variants whose name contains it; --list prints the
 names; --write DIR also keeps every variant image in DIR.
 
 Environment: FSCK (fsck.erofs to test), srcdir (tests/ sources),
-FSCK_TIMEOUT (seconds per run, default 20).
+EROFS_TEST_DATA (unpacked images, optional), FSCK_TIMEOUT_CORRUPT (seconds
+per run, default 20).
 """
 import argparse
 import lzma
@@ -542,6 +543,12 @@ PLAN = [
 
 
 def load(datadir, name):
+    """the image, unpacked by make check (EROFS_TEST_DATA) or from data/"""
+    unpacked = os.path.join(os.environ.get("EROFS_TEST_DATA", "/nonexistent"),
+                            name + ".erofs")
+    if os.path.exists(unpacked):
+        with open(unpacked, "rb") as f:
+            return Image(name, f.read())
     with lzma.open(os.path.join(datadir, name + ".erofs.xz")) as f:
         return Image(name, f.read())
 

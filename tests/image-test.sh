@@ -24,16 +24,25 @@ fi
 read -r manifest extra <<<"$entry"
 
 make_scratch
-image=$scratch/$name
-unpack "$xz" "$image" || { echo "Bail out! cannot unpack $xz"; exit 0; }
+# resolve NAME: set $path to the unpacked NAME, from "make check"
+# (EROFS_TEST_DATA) or else unpacked here
+resolve()
+{
+	path=${EROFS_TEST_DATA:-}/$1
+	[ -f "$path" ] && return
+	path=$scratch/$1
+	unpack "$data/$1.xz" "$path" && return
+	echo "Bail out! cannot unpack $data/$1.xz"
+	exit 0
+}
+resolve "$name"
+image=$path
 opts=()
 for opt in $extra; do
 	case $opt in
 	*=@*)
-		file=${opt#*=@}
-		unpack "$data/$file.xz" "$scratch/$file" ||
-			{ echo "Bail out! cannot unpack $file.xz"; exit 0; }
-		opt=${opt%%=@*}=$scratch/$file
+		resolve "${opt#*=@}"
+		opt=${opt%%=@*}=$path
 		;;
 	esac
 	opts+=("$opt")
