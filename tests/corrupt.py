@@ -367,9 +367,8 @@ def superblock_variants(img):
             buf[off] ^= mask
         return change
 
-    # a byte the checksum covers but nothing else reads (after the
-    # superblock, before the root inode, no compression records here)
-    pad = SB + 128 + 64
+    # a byte the checksum covers but nothing else checks: the UUID
+    uuid = SB + 48
     yield Variant("sb-magic", edit(img, xor(SB, 0xFF)),
                   CORRUPT_OR_UNREADABLE, SAYS_SUPERBLOCK)
     for bits in (8, 17):
@@ -382,10 +381,10 @@ def superblock_variants(img):
     yield Variant("sb-checksum-field", edit(img, xor(SB + 4, 0x01), False),
                   CORRUPT_OR_UNREADABLE, SAYS_CHECKSUM)
     yield Variant("sb-checksum-covered-byte",
-                  edit(img, xor(pad, 0x5A), False),
+                  edit(img, xor(uuid, 0x5A), False),
                   CORRUPT_OR_UNREADABLE, SAYS_CHECKSUM)
     yield Variant("sb-checksum-covered-byte-no-sbcrc",
-                  edit(img, xor(pad, 0x5A), False), {0}, None,
+                  edit(img, xor(uuid, 0x5A), False), {0}, None,
                   opts=["--no-sbcrc"])
 
 
