@@ -155,7 +155,8 @@ static int check_read_extent(struct checker *ck,
 }
 
 /*
- * Map every extent of an inode from 0 to i_size, in order; erofs_map()
+ * Check every record of a compressed index (mapping reads only those it
+ * needs), then map every extent from 0 to i_size, in order: erofs_map()
  * checks that each holds the current position and lies inside its device.
  * With decode, read them too. Returns 0, 1 (problem reported) or a
  * negative errno.
@@ -168,6 +169,11 @@ static int check_extents(struct checker *ck, const struct erofs_inode *inode,
 	struct erofs_map map;
 	int ret;
 
+	if (erofs_inode_is_compressed(inode)) {
+		ret = z_erofs_check_index(ck->ctx, inode);
+		if (ret < 0)
+			return check_lib_error(ck, loc, ret);
+	}
 	while (pos < inode->size) {
 		ret = erofs_map(ck->ctx, inode, pos, &map);
 		if (ret < 0)
