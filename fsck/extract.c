@@ -35,6 +35,8 @@ struct xdir {
 	dev_t dev;
 	ino_t ino;
 	bool failed;		/* not created: nothing is created inside */
+	bool inherits_acl;	/* passes a default ACL to what is created */
+	bool strip_acls;	/* may hold ACLs the image does not have */
 	bool fixup;		/* apply its metadata at the end */
 	uint64_t nid;
 	uint16_t mode;
@@ -74,7 +76,6 @@ struct extractor {
 	struct report *rep;
 	struct xdir *root;
 	char *start_name;	/* a non-directory start: the file in root */
-	bool strip_acls;	/* DIR passes a default ACL down */
 	bool have_proc;		/* /proc/self/fd to reach O_PATH descriptors */
 
 	struct xdir **all;	/* every directory, to free */
@@ -404,6 +405,7 @@ struct x_obj {
 	bool opath;
 	char proc[32];		/* /proc/self/fd/N for an O_PATH fd */
 	int kind;		/* XKIND_* */
+	bool strip_acls;	/* it inherited ACLs the image may not have */
 };
 
 static int obj_setxattr(const struct x_obj *o, const struct xa_item *it)
@@ -465,7 +467,7 @@ static int x_set_xattrs(struct extractor *x, struct report *rep,
 		return 0;
 	for (i = 0; xl && i < xl->n; i++)
 		ret |= x_set_xattr(x, rep, loc, o, &xl->items[i]);
-	if (!x->strip_acls || o->kind != XKIND_REG)
+	if (!o->strip_acls)
 		return ret;
 	err = xa_list_has(xl, ACL_ACCESS) ? 0 : obj_removexattr(o, ACL_ACCESS);
 	if (!err && dir && !xa_list_has(xl, ACL_DEFAULT))
@@ -554,6 +556,11 @@ static int x_count_entries(int fd, bool *empty)
 			*empty = false;
 	closedir(d);
 	return 0;
+}
+
+static bool has_default_acl(int dfd)
+{
+	return fgetxattr(dfd, ACL_DEFAULT, NULL, 0) > 0;
 }
 
 static bool is_root_path(const char *p)
@@ -724,8 +731,8 @@ int extract_open(struct extractor **out, const struct extract_opts *o,
 	/* modes are given exactly; the user's umask is applied by hand */
 	umask(0);
 	x->have_proc = !access("/proc/self/fd", X_OK);
-	x->strip_acls = o->xattrs &&
-		fgetxattr(x->root->fd, ACL_DEFAULT, NULL, 0) > 0;
+	x->root->inherits_acl = has_default_acl(x->root->fd);
+	x->root->strip_acls = x->root->fixup;
 	*out = x;
 	return 0;
 }
@@ -784,6 +791,7 @@ static void xdir_set_meta(struct xdir *d, const struct erofs_inode *inode)
 static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 		   const struct fsck_loc *loc)
 {
+	bool existed = false;
 	struct stat st;
 	int fd, err;
 
@@ -792,6 +800,7 @@ static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 		err = errno;
 		if (err != EEXIST)
 			goto fail;
+		existed = true;
 		if (fstatat(pfd, d->name, &st, AT_SYMLINK_NOFOLLOW)) {
 			err = errno;
 			goto fail;
@@ -802,6 +811,7 @@ static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 					       "cannot create the directory: an entry that is not a directory exists (--overwrite replaces it)");
 				return 1;
 			}
+			existed = false;
 			err = -x_remove(pfd, d->name);
 			if (err || mkdirat(pfd, d->name, 0700)) {
 				err = err ? err : errno;
@@ -819,6 +829,13 @@ static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
 	x_fd_opened(x, d, fd);
+	if (existed) {
+		d->inherits_acl = has_default_acl(fd);
+		d->strip_acls = true;
+	} else {
+		d->inherits_acl = d->parent->inherits_acl;
+		d->strip_acls = d->inherits_acl;
+	}
 	return 0;
 fail:
 	return x_create_failed(x->rep, loc, "create the directory", err) ?: 1;
@@ -943,14 +960,17 @@ again:
 }
 
 /* Metadata of a symlink or node, through an O_PATH descriptor. */
-static int x_node_meta(struct extractor *x, int pfd, const char *name,
-		       const struct erofs_inode *inode,
+static int x_node_meta(struct extractor *x, struct xdir *parent,
+		       const char *name, const struct erofs_inode *inode,
 		       const struct xa_list *xl, const struct fsck_loc *loc)
 {
 	struct x_obj o = { .opath = true, .kind = XKIND_OTHER };
+	int pfd = parent->fd;
 	struct stat st;
 	int ret;
 
+	o.strip_acls = x->o.xattrs && parent->inherits_acl &&
+		       !S_ISLNK(inode->mode);
 	o.fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (o.fd < 0) {
 		x_report_errno(x->rep, loc, "open what was created", errno);
@@ -995,7 +1015,7 @@ int extract_node(struct extractor *x, const struct walk_entry *e,
 	if (!ret) {
 		atomic_inc(S_ISLNK(e->inode->mode) ? &x->nsymlinks :
 						     &x->nnodes);
-		x_node_meta(x, pfd, name, e->inode, xl, loc);
+		x_node_meta(x, parent, name, e->inode, xl, loc);
 	}
 	if (e->inode->nlink > 1)
 		return x_add_primary(x, e->nid, parent, name, ret ? -1 : 1);
@@ -1140,8 +1160,9 @@ int extract_file_commit(struct extractor *x, struct report *rep,
 		extract_file_abort(x, dir, name, fd);
 		return -err;
 	}
+	o.strip_acls = x->o.xattrs && dir->inherits_acl;
 	ret = x_apply(x, rep, loc, &o, inode, inode->mode, xl,
-		      (m & 07000) || x->strip_acls);
+		      (m & 07000) || o.strip_acls);
 	if (close(fd)) {
 		err = errno;
 		report_fatal_at(rep, loc, -err, "cannot write: %s",
@@ -1221,6 +1242,7 @@ static void x_fix_dir(struct extractor *x, struct xdir *d)
 		x_report_errno(x->rep, &loc, "reopen the directory", -o.fd);
 		return;
 	}
+	o.strip_acls = x->o.xattrs && d->strip_acls;
 	memset(&inode, 0, sizeof(inode));
 	inode.mode = d->mode;
 	inode.uid = d->uid;

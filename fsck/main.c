@@ -686,6 +686,8 @@ int main(int argc, char **argv)
 	/* a file past RLIMIT_FSIZE is a write error, not a signal */
 	signal(SIGXFSZ, SIG_IGN);
 	report_init(&rep, cfg.image, cfg.level);
+	if (cfg.extract_dir)
+		rep.job = "extraction";
 	if (cfg.json && report_keep_log(&rep)) {
 		fputs(PROG ": out of memory\n", stderr);
 		return FSCK_EXIT_OPERATIONAL;

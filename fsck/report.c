@@ -51,6 +51,7 @@ void report_init(struct report *r, const char *image, int level)
 {
 	memset(r, 0, sizeof(*r));
 	r->image = image;
+	r->job = "check";
 	r->level = level;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
@@ -365,11 +366,13 @@ int report_finish(struct report *r)
 
 	progress_hide(r->progress);
 	if (r->errors)
-		fprintf(stderr, PROG ": %lu error%s found in %s%s\n", r->errors,
-			r->errors == 1 ? "" : "s", r->image,
-			incomplete ? "; check not completed" : "");
+		fprintf(stderr, PROG ": %lu error%s found in %s%s%s%s\n",
+			r->errors, r->errors == 1 ? "" : "s", r->image,
+			incomplete ? "; " : "", incomplete ? r->job : "",
+			incomplete ? " not completed" : "");
 	else if (incomplete)
-		fprintf(stderr, PROG ": %s: check not completed\n", r->image);
+		fprintf(stderr, PROG ": %s: %s not completed\n", r->image,
+			r->job);
 	else if (r->level >= FSCK_LVL_INFO)
 		fprintf(stderr, PROG ": no errors found in %s\n", r->image);
 	progress_show(r->progress);

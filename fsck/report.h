@@ -88,6 +88,7 @@ struct report_log {
 
 struct report {
 	const char *image;
+	const char *job;	/* "check" or "extraction", for the verdict */
 	int level;
 	unsigned long errors;	/* problems found in the image */
 	unsigned long warnings;
