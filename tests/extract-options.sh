@@ -129,7 +129,7 @@ same()
 	fi
 }
 
-echo "1..24"
+echo "1..23"
 
 # usage errors
 expect_status "--extract=/ needs --force" 16 "needs --force" \
