@@ -30,6 +30,10 @@ struct erofs_decomp_req {
 	uint64_t pa;
 };
 
+/*
+ * An entry built without its library has available false and NULL
+ * functions; a codec without state has NULL init and fini.
+ */
 struct erofs_codec {
 	const char *name;
 	bool available;		/* built with its library */

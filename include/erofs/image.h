@@ -142,6 +142,13 @@ struct erofs_ctx {
 	uint64_t out_len;
 	int depth;			/* nesting of metabox/packed reads */
 	struct erofs_ctx *nested;	/* for reads inside another read */
+	/*
+	 * zmap.c: 4-byte encoded extent records hold no address; the sum
+	 * reached by the last lookup lets sequential lookups go on from it.
+	 */
+	uint64_t z4_nid;
+	uint64_t z4_idx;		/* record index reached, 0: none */
+	uint64_t z4_pa;			/* pcluster address of that record */
 };
 
 /*

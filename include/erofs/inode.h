@@ -28,6 +28,7 @@ struct z_erofs_info {
 	uint64_t records;		/* first record/pack position */
 	/* tail handling, computed at init */
 	uint64_t tailhead_lcn;		/* lcluster of the tail HEAD */
+	uint64_t tail_la;		/* where the tail extent starts */
 	uint64_t idata_pos;		/* inline pcluster position */
 	bool has_tailhead;
 	/* recsz 4: base address before record 0 */

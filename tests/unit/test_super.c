@@ -282,7 +282,7 @@ START_TEST(test_extended_inode)
 	raw = inode_at(127);	/* crosses into the next block */
 	erofs_put16(raw + EROFS_IE_FORMAT, 1 | EROFS_INODE_FLAT_PLAIN << 1);
 	erofs_put16(raw + EROFS_IE_MODE, S_IFCHR | 0600);
-	erofs_put32(raw + EROFS_IE_U, (4095 << 8) | 0xff | (0xfff00 << 12));
+	erofs_put32(raw + EROFS_IE_U, (4095 << 8) | 0xff | (0xfff00u << 12));
 	erofs_put32(raw + EROFS_IE_UID, 4000000000u);
 	erofs_put32(raw + EROFS_IE_GID, 65536);
 	erofs_put64(raw + EROFS_IE_MTIME, (uint64_t)-1);

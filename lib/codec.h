@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private interface between the pcluster decoder (decompress.c) and the
+ * codec files. Each codec file defines one table entry; its state is a
+ * private struct that the entry's functions convert from the opaque
+ * struct erofs_codec_state pointer kept in the context.
+ */
+#ifndef EROFS_LIB_CODEC_H
+#define EROFS_LIB_CODEC_H
+
+#include <stdbool.h>
+
+#include "erofs/decompress.h"
+
+/*
+ * Entries of the codec table. An entry built without its library has
+ * available = false and NULL functions; a stateless codec has a NULL
+ * init and fini.
+ */
+extern const struct erofs_codec erofs_codec_lz4;
+extern const struct erofs_codec erofs_codec_lzma;
+extern const struct erofs_codec erofs_codec_deflate;
+extern const struct erofs_codec erofs_codec_zstd;
+
+/*
+ * For tests and benchmarks, not thread-safe: make SHA-256 use the portable
+ * block function (accel false) or the fastest one the CPU supports.
+ * Returns whether an accelerated block function is now in use.
+ */
+bool erofs_sha256_select(bool accel);
+
+#endif

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Encoded extents (format section 7.12): records of 4 or 8 bytes, one per
+ * lcluster, or sorted records of 16 or 32 bytes that carry their own file
+ * offsets. Pclusters are byte-addressed and need not be block-aligned.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "erofs/format.h"
+#include "internal.h"
+#include "zmap_internal.h"
+
+struct z_extent {
+	uint64_t idx;
+	uint64_t pos;		/* where the record is */
+	uint32_t plen;		/* the raw field: length, flags, format */
+	uint64_t pstart;
+	uint64_t lstart;	/* recsz 16 and 32 only */
+};
+
+static int __attribute__((format(printf, 4, 5)))
+z_ext_corrupt(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+	      const struct z_extent *ext, const char *fmt, ...)
+{
+	char what[EROFS_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return z_erofs_corrupt(ctx, inode, ext->pos, "encoded extent %llu: %s",
+			       (unsigned long long)ext->idx, what);
+}
+
+static int z_ext_init_count(struct erofs_ctx *ctx, struct erofs_inode *inode,
+			    const uint8_t *h, uint64_t *count)
+{
+	struct z_erofs_info *z = &inode->z;
+	uint8_t bits = h[Z_EROFS_MH_CLUSTERBITS];
+
+	if (z->recsz <= 8) {
+		if (bits & Z_EROFS_CLUSTERBITS_RESERVED)
+			return z_erofs_corrupt(ctx, inode, z->hpos,
+					       "map header: reserved clusterbits 0x%x",
+					       bits);
+		z->lclusterbits = ctx->img->blkszbits + (bits & 15);
+		*count = erofs_div_round_up(inode->size, z->lclusterbits);
+		return 0;
+	}
+	z->nextents = erofs_get32(h + Z_EROFS_MH_EXTENTS_LO) |
+		(uint64_t)erofs_get16(h + Z_EROFS_MH_EXTENTS_HI) << 32;
+	*count = z->nextents;
+	if (inode->size && !z->nextents)
+		return z_erofs_corrupt(ctx, inode, z->hpos,
+				       "map header: no encoded extents");
+	/* lstarts increase strictly and stay below i_size */
+	if (z->nextents > inode->size)
+		return z_erofs_corrupt(ctx, inode, z->hpos,
+				       "map header: %llu encoded extents for %llu bytes",
+				       (unsigned long long)z->nextents,
+				       (unsigned long long)inode->size);
+	return 0;
+}
+
+int z_erofs_init_extents(struct erofs_ctx *ctx, struct erofs_inode *inode,
+			 const uint8_t *h)
+{
+	const struct erofs_image *img = ctx->img;
+	struct z_erofs_info *z = &inode->z;
+	uint64_t count, space = erofs_space_size(img, inode->space);
+	uint8_t base[8];
+	int ret;
+
+	if (!(img->feature_incompat & EROFS_FEATURE_INCOMPAT_48BIT))
+		return z_erofs_corrupt(ctx, inode, z->hpos,
+				       "map header: encoded extents without 48bit");
+	if (z->advise & Z_EROFS_ADVISE_INLINE_PCLUSTER)
+		return z_erofs_corrupt(ctx, inode, z->hpos,
+				       "map header: inline pcluster with encoded extents");
+	if (z->advise & ~Z_EROFS_ADVISE_KNOWN)
+		return z_erofs_corrupt(ctx, inode, z->hpos,
+				       "map header: unknown advise bits 0x%x",
+				       z->advise);
+	z->extents = true;
+	z->recsz = 4 << ((z->advise >> Z_EROFS_ADVISE_EXTRECSZ_SHIFT) &
+			 Z_EROFS_ADVISE_EXTRECSZ_MASK);
+	/* 8 bytes mkfs leaves uninitialised may come first: skip them */
+	z->records = erofs_round_up(z->hpos + Z_EROFS_MAP_HEADER_SIZE,
+				    z->recsz);
+	ret = z_ext_init_count(ctx, inode, h, &count);
+	if (ret)
+		return ret;
+	if (z->recsz == 4) {
+		ret = erofs_meta_read(ctx, inode->space, z->records, base,
+				      sizeof(base), inode->nid);
+		if (ret)
+			return ret;
+		z->rec4_base = erofs_get64(base);
+		z->records += sizeof(base);
+	}
+	if (z->records > space || count > (space - z->records) / z->recsz)
+		return z_erofs_corrupt(ctx, inode, z->hpos,
+				       "%llu encoded extents beyond the metadata space",
+				       (unsigned long long)count);
+	if ((z->advise & Z_EROFS_ADVISE_FRAGMENT_PCLUSTER) && inode->size)
+		return z_erofs_check_fragment(ctx, inode, 0, 0, z->hpos);
+	return 0;
+}
+
+static int z_ext_load(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      uint64_t idx, struct z_extent *ext)
+{
+	const struct z_erofs_info *z = &inode->z;
+	uint8_t rec[32];
+	int ret;
+
+	ext->idx = idx;
+	ext->pos = z->records + idx * z->recsz;
+	ret = erofs_meta_read(ctx, inode->space, ext->pos, rec, z->recsz,
+			      inode->nid);
+	if (ret)
+		return ret;
+	ext->plen = erofs_get32(rec + Z_EROFS_EXTENT_PLEN);
+	ext->pstart = 0;
+	ext->lstart = 0;
+	if (z->recsz >= 8)
+		ext->pstart = erofs_get32(rec + Z_EROFS_EXTENT_PSTART_LO);
+	if (z->recsz < 16)
+		return 0;
+	ext->pstart |= (uint64_t)erofs_get32(rec + Z_EROFS_EXTENT_PSTART_HI)
+		       << 32;
+	ext->lstart = erofs_get32(rec + Z_EROFS_EXTENT_LSTART_LO);
+	if (z->recsz == 32)
+		ext->lstart |= (uint64_t)erofs_get32(rec +
+						     Z_EROFS_EXTENT_LSTART_HI)
+			       << 32;
+	if (ext->lstart >= inode->size)
+		return z_ext_corrupt(ctx, inode, ext,
+				     "lstart %llu beyond i_size",
+				     (unsigned long long)ext->lstart);
+	return 0;
+}
+
+static int z_ext_unsorted(struct erofs_ctx *ctx,
+			  const struct erofs_inode *inode,
+			  const struct z_extent *ext)
+{
+	return z_ext_corrupt(ctx, inode, ext, "lstart %llu out of order",
+			     (unsigned long long)ext->lstart);
+}
+
+/*
+ * The last sorted record (recsz 16/32) starting at or before pos, by
+ * binary search. Every probe must fall strictly between the bounds found
+ * so far, so unsorted records are reported rather than giving an arbitrary
+ * answer.
+ */
+static int z_ext_find(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      uint64_t pos, struct z_extent *ext)
+{
+	uint64_t lo = 0, hi = inode->z.nextents, hi_start = inode->size;
+	struct z_extent mid;
+	int ret;
+
+	ret = z_ext_load(ctx, inode, 0, ext);
+	if (ret)
+		return ret;
+	if (ext->lstart)
+		return z_ext_corrupt(ctx, inode, ext, "lstart %llu is not 0",
+				     (unsigned long long)ext->lstart);
+	while (hi - lo > 1) {
+		ret = z_ext_load(ctx, inode, lo + (hi - lo) / 2, &mid);
+		if (ret)
+			return ret;
+		if (mid.lstart <= ext->lstart || mid.lstart >= hi_start)
+			return z_ext_unsorted(ctx, inode, &mid);
+		if (mid.lstart <= pos) {
+			lo = mid.idx;
+			*ext = mid;
+		} else {
+			hi = mid.idx;
+			hi_start = mid.lstart;
+		}
+	}
+	return 0;
+}
+
+static uint8_t z_ext_raw_fmt(const struct erofs_ctx *ctx,
+			     const struct erofs_inode *inode, uint64_t pa,
+			     uint32_t len)
+{
+	uint32_t mask = ctx->img->blksz - 1;
+
+	if ((inode->z.advise & Z_EROFS_ADVISE_INTERLACED_PCLUSTER) &&
+	    !(pa & mask) && !(len & mask))
+		return EROFS_FMT_INTERLACED;
+	return EROFS_FMT_SHIFTED;
+}
+
+/* Fill map from the record covering [la, end) (7.12, "meaning"). */
+static int z_ext_fill(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      const struct z_extent *ext, uint64_t la, uint64_t end,
+		      bool last, struct erofs_map *map)
+{
+	uint32_t len = ext->plen & Z_EROFS_EXTENT_PLEN_MASK;
+	unsigned int fmt = ext->plen >> Z_EROFS_EXTENT_PLEN_FMT_BIT;
+	uint64_t fragoff = ext->plen;
+	int ret;
+
+	map->flags = EROFS_MAP_ENCODED;
+	if (last && (inode->z.advise & Z_EROFS_ADVISE_FRAGMENT_PCLUSTER)) {
+		if (inode->z.recsz >= 8)
+			fragoff |= (ext->pstart & UINT32_MAX) << 32;
+		return z_erofs_map_fragment(ctx, inode, la, fragoff, ext->pos,
+					    map);
+	}
+	if (ext->plen & Z_EROFS_EXTENT_PLEN_RESERVED)
+		return z_ext_corrupt(ctx, inode, ext,
+				     "reserved plen bits in 0x%x", ext->plen);
+	if (fmt > Z_EROFS_COMPRESSION_MAX)
+		return z_ext_corrupt(ctx, inode, ext, "format %u", fmt);
+	map->la = la;
+	map->llen = end - la;
+	map->flags |= EROFS_MAP_FULL_MAPPED;
+	map->fmt = EROFS_FMT_SHIFTED;
+	if (!len) {
+		map->loc = EROFS_LOC_HOLE;
+		return 0;
+	}
+	map->loc = EROFS_LOC_DEVICE;
+	map->pa = ext->pstart;
+	map->plen = len;
+	if (ext->plen & Z_EROFS_EXTENT_PLEN_PARTIAL)
+		map->flags |= EROFS_MAP_PARTIAL_REF;
+	if (fmt) {
+		ret = z_erofs_check_alg(ctx, inode, fmt - 1, ext->pos);
+		if (ret)
+			return ret;
+		map->fmt = fmt - 1;
+	} else {
+		map->fmt = z_ext_raw_fmt(ctx, inode, map->pa, len);
+	}
+	return z_erofs_check_extent(ctx, inode, map, false, ext->pos);
+}
+
+/*
+ * recsz 4: pclusters are contiguous from the base address, so record k's
+ * address is a sum over the records before it. The context remembers the
+ * last sum so that a sequential reader adds one record per lookup.
+ */
+static int z_ext4_pa(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		     uint64_t k, uint64_t *pa)
+{
+	const struct z_erofs_info *z = &inode->z;
+	uint64_t limit = z_erofs_addr_limit(ctx->img);
+	uint64_t sum = z->rec4_base, i = 0;
+	uint8_t buf[256];
+	int ret;
+
+	if (ctx->z4_nid == inode->nid && ctx->z4_idx && ctx->z4_idx <= k) {
+		i = ctx->z4_idx;
+		sum = ctx->z4_pa;
+	}
+	while (i < k) {
+		unsigned int n = k - i < 64 ? k - i : 64, r;
+		struct z_extent at = { .idx = i, .pos = z->records + 4 * i };
+
+		ret = erofs_meta_read(ctx, inode->space, at.pos, buf, 4 * n,
+				      inode->nid);
+		if (ret)
+			return ret;
+		for (r = 0; r < n; r++)
+			sum += erofs_get32(buf + 4 * r) &
+			       Z_EROFS_EXTENT_PLEN_MASK;
+		if (sum > limit)
+			return z_ext_corrupt(ctx, inode, &at,
+					     "pclusters run beyond 48-bit blocks");
+		i += n;
+	}
+	ctx->z4_nid = inode->nid;
+	ctx->z4_idx = k;
+	ctx->z4_pa = sum;
+	*pa = sum;
+	return 0;
+}
+
+/* recsz 4 and 8: record k covers lcluster k. */
+static int z_map_lcluster_extents(struct erofs_ctx *ctx,
+				  const struct erofs_inode *inode,
+				  uint64_t pos, struct erofs_map *map)
+{
+	unsigned int bits = inode->z.lclusterbits;
+	uint64_t total = erofs_div_round_up(inode->size, bits);
+	uint64_t k = pos >> bits, la = k << bits, end = la + (1ULL << bits);
+	struct z_extent ext;
+	int ret;
+
+	ret = z_ext_load(ctx, inode, k, &ext);
+	if (!ret && inode->z.recsz == 4)
+		ret = z_ext4_pa(ctx, inode, k, &ext.pstart);
+	if (ret)
+		return ret;
+	if (end > inode->size)
+		end = inode->size;
+	return z_ext_fill(ctx, inode, &ext, la, end, k == total - 1, map);
+}
+
+/* recsz 16 and 32: record i covers [lstart_i, lstart_i+1). */
+static int z_map_sorted_extents(struct erofs_ctx *ctx,
+				const struct erofs_inode *inode,
+				uint64_t pos, struct erofs_map *map)
+{
+	uint64_t end = inode->size;
+	struct z_extent ext, near;
+	bool last;
+	int ret;
+
+	ret = z_ext_find(ctx, inode, pos, &ext);
+	if (ret)
+		return ret;
+	last = ext.idx == inode->z.nextents - 1;
+	if (!last) {
+		ret = z_ext_load(ctx, inode, ext.idx + 1, &near);
+		if (ret)
+			return ret;
+		if (near.lstart <= ext.lstart)
+			return z_ext_unsorted(ctx, inode, &near);
+		end = near.lstart;
+	}
+	/* the neighbours the search may have skipped must agree too */
+	if (ext.idx) {
+		ret = z_ext_load(ctx, inode, ext.idx - 1, &near);
+		if (ret)
+			return ret;
+		if (near.lstart >= ext.lstart)
+			return z_ext_unsorted(ctx, inode, &ext);
+	}
+	return z_ext_fill(ctx, inode, &ext, ext.lstart, end, last, map);
+}
+
+int z_erofs_map_extents(struct erofs_ctx *ctx,
+			const struct erofs_inode *inode, uint64_t pos,
+			struct erofs_map *map)
+{
+	if (inode->z.recsz <= 8)
+		return z_map_lcluster_extents(ctx, inode, pos, map);
+	return z_map_sorted_extents(ctx, inode, pos, map);
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/* CRC32C and SHA-256 against published vectors and split updates. */
+#include <stdio.h>
+#include <string.h>
+
+#include "erofs/hash.h"
+#include "../../lib/codec.h"
+#include "unit.h"
+
+static uint8_t pattern[1000];
+
+static void fill_pattern(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 7 + 3);
+}
+
+/* crc32c */
+
+START_TEST(test_crc32c_superblock_vector)
+{
+	static const uint8_t head[8] = { 0xe2, 0xe1, 0xf5, 0xe0, 0, 0, 0, 0 };
+
+	ck_assert_uint_eq(erofs_crc32c(0xffffffff, head, sizeof(head)),
+			  0x5045b54a);
+}
+END_TEST
+
+/* The usual CRC-32C figures are the inverted register. */
+START_TEST(test_crc32c_standard_vectors)
+{
+	uint8_t buf[32];
+	unsigned int i;
+
+	ck_assert_uint_eq(erofs_crc32c(0xffffffff, "123456789", 9),
+			  ~0xe3069283u);
+	/* RFC 3720, B.4 */
+	memset(buf, 0, sizeof(buf));
+	ck_assert_uint_eq(~erofs_crc32c(0xffffffff, buf, 32), 0x8a9136aa);
+	memset(buf, 0xff, sizeof(buf));
+	ck_assert_uint_eq(~erofs_crc32c(0xffffffff, buf, 32), 0x62a8ab43);
+	for (i = 0; i < 32; i++)
+		buf[i] = (uint8_t)i;
+	ck_assert_uint_eq(~erofs_crc32c(0xffffffff, buf, 32), 0x46dd794e);
+}
+END_TEST
+
+START_TEST(test_crc32c_empty)
+{
+	ck_assert_uint_eq(erofs_crc32c(0x12345678, pattern, 0), 0x12345678);
+}
+END_TEST
+
+/* Every split point and every start alignment gives the one-shot value. */
+START_TEST(test_crc32c_split)
+{
+	size_t len = 300, off, cut;
+
+	for (off = 0; off < 8; off++) {
+		const uint8_t *p = pattern + off;
+		uint32_t whole = erofs_crc32c(0xffffffff, p, len);
+
+		for (cut = 0; cut <= len; cut++) {
+			uint32_t crc = erofs_crc32c(0xffffffff, p, cut);
+
+			crc = erofs_crc32c(crc, p + cut, len - cut);
+			ck_assert_uint_eq(crc, whole);
+		}
+	}
+}
+END_TEST
+
+/* Linux's shortcut (format 2.4): resume from the state after the head. */
+START_TEST(test_crc32c_superblock_shortcut)
+{
+	uint8_t block[3072];
+	uint32_t full, shortcut;
+
+	memcpy(block, pattern, sizeof(pattern));
+	memcpy(block + 1000, pattern, sizeof(pattern));
+	memcpy(block + 2000, pattern, sizeof(pattern));
+	memset(block + 3000, 0x5a, 72);
+	block[0] = 0xe2;
+	block[1] = 0xe1;
+	block[2] = 0xf5;
+	block[3] = 0xe0;
+	memset(block + 4, 0, 4);
+	full = erofs_crc32c(0xffffffff, block, sizeof(block));
+	shortcut = erofs_crc32c(0x5045b54a, block + 8, sizeof(block) - 8);
+	ck_assert_uint_eq(full, shortcut);
+}
+END_TEST
+
+/* sha256 */
+
+static void hex_digest(const uint8_t d[EROFS_SHA256_LEN], char out[65])
+{
+	unsigned int i;
+
+	for (i = 0; i < EROFS_SHA256_LEN; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+static void check_sha256(const void *data, size_t len, const char *want)
+{
+	struct erofs_sha256 s;
+	uint8_t d[EROFS_SHA256_LEN];
+	char hex[65];
+
+	erofs_sha256_init(&s);
+	erofs_sha256_update(&s, data, len);
+	erofs_sha256_final(&s, d);
+	hex_digest(d, hex);
+	ck_assert_str_eq(hex, want);
+}
+
+/*
+ * Loop index 0 runs with the portable block function, 1 with the fastest
+ * one this CPU has (the same one when it has no SHA extensions).
+ */
+static void select_impl(int i)
+{
+	erofs_sha256_select(i == 1);
+}
+
+START_TEST(test_sha256_nist)
+{
+	select_impl(_i);
+	check_sha256("", 0,
+		     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	check_sha256("abc", 3,
+		     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	check_sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		     56,
+		     "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	check_sha256("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+		     112,
+		     "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+}
+END_TEST
+
+START_TEST(test_sha256_million_a)
+{
+	static uint8_t a[1000000];
+	struct erofs_sha256 s;
+	uint8_t d[EROFS_SHA256_LEN];
+	char hex[65];
+	unsigned int i;
+	const char *want =
+		"cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+
+	select_impl(_i);
+	memset(a, 'a', sizeof(a));
+	check_sha256(a, sizeof(a), want);
+
+	/* the same in uneven pieces, as a file read in chunks would be */
+	erofs_sha256_init(&s);
+	for (i = 0; i < sizeof(a); i += 999)
+		erofs_sha256_update(&s, a + i,
+				    sizeof(a) - i < 999 ? sizeof(a) - i : 999);
+	erofs_sha256_final(&s, d);
+	hex_digest(d, hex);
+	ck_assert_str_eq(hex, want);
+}
+END_TEST
+
+/* Lengths around the padding boundaries (digests from Python hashlib). */
+START_TEST(test_sha256_padding_edges)
+{
+	static const struct {
+		size_t len;
+		const char *hex;
+	} v[] = {
+		{ 55, "e7313d333c272e639f790978283f9eb392e843d0f29b7016828bb1daa4aac70b" },
+		{ 56, "4324d65f3c103567f5589c710bc08f8523f929a9272e3af36fc968e52abc6c27" },
+		{ 57, "35df609437dcfea3279283ab79fd554e2bf78f8f7ae2de532d8ee300b09e8f73" },
+		{ 63, "81c80242132f230c3bd41b3e63bbcff16107339549214a99614ff26664625055" },
+		{ 64, "39e3d7b6b5d075d37d053ad89b24b41bef4f3c29760c84447cab3f3be1882241" },
+		{ 65, "aacca6ff74fdbb296d165a45cecfa04e5127bc008770fbbdd48006f2d2fae95e" },
+		{ 119, "9ce7368e4daf32341631b492e80359dc9f594b48453cd0dd5bf0b19279cc177e" },
+		{ 120, "7836b787757e95e58b3ca5aec90b1b004e8deba1e50e9675af9cabf1a13a04b5" },
+		{ 128, "d2742f1f4ac6bb7ca2b239ee18402ba8b3f9f8e652d2a72973c2b9ba11c08cf6" },
+	};
+	unsigned int i;
+
+	select_impl(_i);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		check_sha256(pattern, v[i].len, v[i].hex);
+}
+END_TEST
+
+static void sha256_of(const uint8_t *p, size_t len, size_t cut1, size_t cut2,
+		      uint8_t d[EROFS_SHA256_LEN])
+{
+	struct erofs_sha256 s;
+
+	erofs_sha256_init(&s);
+	erofs_sha256_update(&s, p, cut1);
+	erofs_sha256_update(&s, p + cut1, cut2 - cut1);
+	erofs_sha256_update(&s, p + cut2, len - cut2);
+	erofs_sha256_final(&s, d);
+}
+
+START_TEST(test_sha256_split_everywhere)
+{
+	uint8_t whole[EROFS_SHA256_LEN], d[EROFS_SHA256_LEN];
+	size_t len = 200, a, b;
+
+	select_impl(_i);
+	sha256_of(pattern, len, 0, 0, whole);
+	for (a = 0; a <= len; a++)
+		for (b = a; b <= len; b++) {
+			sha256_of(pattern, len, a, b, d);
+			ck_assert_mem_eq(d, whole, sizeof(d));
+		}
+}
+END_TEST
+
+START_TEST(test_sha256_byte_at_a_time)
+{
+	uint8_t whole[EROFS_SHA256_LEN], d[EROFS_SHA256_LEN];
+	struct erofs_sha256 s;
+	size_t i;
+
+	select_impl(_i);
+	sha256_of(pattern, sizeof(pattern), 0, 0, whole);
+	erofs_sha256_init(&s);
+	for (i = 0; i < sizeof(pattern); i++)
+		erofs_sha256_update(&s, pattern + i, 1);
+	erofs_sha256_final(&s, d);
+	ck_assert_mem_eq(d, whole, sizeof(d));
+}
+END_TEST
+
+/* Both block functions agree on long unaligned input. */
+START_TEST(test_sha256_implementations_agree)
+{
+	uint8_t c[EROFS_SHA256_LEN], fast[EROFS_SHA256_LEN];
+	size_t off;
+
+	for (off = 0; off < 4; off++) {
+		erofs_sha256_select(false);
+		sha256_of(pattern + off, 900, 0, 0, c);
+		if (!erofs_sha256_select(true))
+			return;
+		sha256_of(pattern + off, 900, 0, 0, fast);
+		ck_assert_mem_eq(c, fast, sizeof(c));
+	}
+}
+END_TEST
+
+static Suite *hash_suite(void)
+{
+	Suite *s = suite_create("hash");
+	TCase *crc = tcase_create("crc32c");
+	TCase *sha = tcase_create("sha256");
+
+	tcase_add_unchecked_fixture(crc, fill_pattern, NULL);
+	tcase_add_test(crc, test_crc32c_superblock_vector);
+	tcase_add_test(crc, test_crc32c_standard_vectors);
+	tcase_add_test(crc, test_crc32c_empty);
+	tcase_add_test(crc, test_crc32c_split);
+	tcase_add_test(crc, test_crc32c_superblock_shortcut);
+	suite_add_tcase(s, crc);
+
+	tcase_add_unchecked_fixture(sha, fill_pattern, NULL);
+	tcase_add_loop_test(sha, test_sha256_nist, 0, 2);
+	tcase_add_loop_test(sha, test_sha256_million_a, 0, 2);
+	tcase_add_loop_test(sha, test_sha256_padding_edges, 0, 2);
+	tcase_add_loop_test(sha, test_sha256_split_everywhere, 0, 2);
+	tcase_add_loop_test(sha, test_sha256_byte_at_a_time, 0, 2);
+	tcase_add_test(sha, test_sha256_implementations_agree);
+	suite_add_tcase(s, sha);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(hash_suite());
+}
