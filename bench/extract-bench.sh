@@ -489,7 +489,7 @@ main() {
 	echo
 	note "results also in $RESULTS"
 	for log in "${failures[@]}"; do
-		note "failed run: $(tail -n1 "$log" 2>/dev/null) (see $log)"
+		note "failed run: $(head -n1 "$log" 2>/dev/null) (see $log)"
 	done
 	return 0
 }
