@@ -10,9 +10,10 @@
 # or whole subtree) that fits in the remaining share is copied with cp -a;
 # a directory that does not fit is entered and filled the same way, up to
 # MAXDEPTH levels; anything else is skipped. A root is done when less than
-# SLACK bytes of its share are left; what it leaves goes to the next roots. The same machine therefore
-# always gives the same tree, and DIR.recipe lists every copied entry so
-# that runs on different machines can be compared.
+# SLACK bytes of its share are left; what it leaves goes to the next roots.
+# The same machine therefore always gives the same tree, and DIR.recipe
+# lists every copied entry so that runs on different machines can be
+# compared.
 set -euo pipefail
 export LC_ALL=C
 
@@ -85,7 +86,8 @@ fix_entered_dirs() {
 fill() {
 	local src=$1 depth=$2 entry
 	local -a entries
-	mapfile -t entries < <(find "$src" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort)
+	mapfile -t entries < <(find "$src" -mindepth 1 -maxdepth 1 \
+				    -printf '%f\n' | sort)
 	for entry in "${entries[@]}"; do
 		[ "$left" -ge "$SLACK" ] || return 0
 		entry=$src/$entry

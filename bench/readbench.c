@@ -35,7 +35,7 @@
 struct workload {
 	const char *name;
 	size_t bs;		/* bytes per read */
-	bool random;		/* random aligned offsets, else sequential */
+	bool random;		/* random aligned offsets, else in order */
 };
 
 static const struct workload workloads[] = {
@@ -89,7 +89,7 @@ struct gate {
 struct bench {
 	const struct options *o;
 	struct target *t;
-	uint8_t *whole;			/* sequential runs: the file, in order */
+	uint8_t *whole;		/* sequential runs: the whole file */
 	struct gate gate;
 	struct worker *workers;
 };
@@ -521,9 +521,9 @@ static void usage(FILE *f)
 		"usage: readbench IMAGE PATH WORKLOAD [--plain | --compare]\n"
 		"                 [--threads=N] [--runs=N] [--warm]\n"
 		"WORKLOAD: seq4k, rand4k or seq128k\n"
-		"  --plain      use the plain binary search for encoded extents\n"
-		"  --compare    run the optimised and the plain lookup, and print\n"
-		"               their iops ratio\n"
+		"  --plain      plain binary search for encoded extents\n"
+		"  --compare    run the optimised and the plain lookup,\n"
+		"               and print their iops ratio\n"
 		"  --threads=N  reader threads (default 1)\n"
 		"  --runs=N     runs of each lookup flavour (default 1)\n"
 		"  --warm       keep the page cache between runs\n");
