@@ -202,6 +202,40 @@ static int check_consume(struct fsck_worker *w, const struct fsck_loc *loc,
 				  off);
 }
 
+/* check_copy_extent(): use read and write instead */
+#define CHECK_NO_COPY 2
+
+/*
+ * Extraction of stored bytes with nothing to hash: copy them from the
+ * image file to the file in the kernel. 0 done, 1 problem reported,
+ * CHECK_NO_COPY, or a negative errno.
+ */
+static int check_copy_extent(struct fsck_worker *w,
+			     const struct erofs_inode *inode,
+			     const struct erofs_map *map, uint64_t skip,
+			     uint64_t len, struct data_sum *ds,
+			     const struct fsck_loc *loc)
+{
+	const struct erofs_device *dev;
+	uint64_t fileoff;
+	unsigned int id;
+	int ret;
+
+	if (ds->fd < 0 || ds->hash || map->loc != EROFS_LOC_DEVICE ||
+	    map->fmt != EROFS_FMT_SHIFTED || map->llen > map->plen ||
+	    len > SIZE_MAX)
+		return CHECK_NO_COPY;
+	ret = erofs_dev_resolve(w->ctx, map->device, map->pa + skip, len, &id,
+				&fileoff, inode->nid);
+	if (ret < 0)
+		return check_lib_error(w, loc, ret);
+	dev = &w->ctx->img->devs[id];
+	ret = extract_file_copy(w->ck->x, w->rep, loc, ds->fd, dev->fd,
+				dev->offset + fileoff, (size_t)len,
+				map->la + skip);
+	return ret > 0 ? CHECK_NO_COPY : ret;
+}
+
 /*
  * Decode bytes [skip, skip + len) of an extent. Pclusters are decoded
  * whole, so that the library checks their exact decoded length; flat data
@@ -222,6 +256,9 @@ static int check_read_extent(struct fsck_worker *w,
 			hash_zeros(ds, len);
 		return 0;
 	}
+	ret = check_copy_extent(w, inode, map, skip, len, ds, loc);
+	if (ret != CHECK_NO_COPY)
+		return ret;
 	if (erofs_inode_is_compressed(inode) &&
 	    map->loc != EROFS_LOC_FRAGMENT) {
 		if (map->llen > Z_EROFS_PCLUSTER_MAX_DSIZE) {

@@ -77,6 +77,7 @@ struct extractor {
 	struct xdir *root;
 	char *start_name;	/* a non-directory start: the file in root */
 	bool have_proc;		/* /proc/self/fd to reach O_PATH descriptors */
+	int no_copy;		/* atomic: copy_file_range does not work */
 
 	struct xdir **all;	/* every directory, to free */
 	size_t nall, capall;
@@ -1135,6 +1136,37 @@ int extract_file_write(struct extractor *x, struct report *rep,
 		p += n;
 		off += (uint64_t)n;
 		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int extract_file_copy(struct extractor *x, struct report *rep,
+		      const struct fsck_loc *loc, int fd, int in_fd,
+		      uint64_t pos, size_t len, uint64_t off)
+{
+	loff_t in = (loff_t)pos, out = (loff_t)off;
+	ssize_t n;
+	int err;
+
+	if (__atomic_load_n(&x->no_copy, __ATOMIC_RELAXED))
+		return 1;
+	while (len) {
+		n = copy_file_range(in_fd, &in, fd, &out, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			len -= (size_t)n;
+			continue;
+		}
+		err = n ? errno : 0;
+		if (!err || err == EXDEV || err == EINVAL || err == ENOSYS ||
+		    err == EOPNOTSUPP || err == EBADF) {
+			__atomic_store_n(&x->no_copy, 1, __ATOMIC_RELAXED);
+			return 1;
+		}
+		report_fatal_at(rep, loc, -err, "cannot write: %s",
+				strerror(err));
+		return -err;
 	}
 	return 0;
 }

@@ -137,6 +137,15 @@ int extract_file_write(struct extractor *x, struct report *rep,
 		       const struct fsck_loc *loc, int fd, const void *buf,
 		       size_t len, uint64_t off);
 /*
+ * Copy len bytes at byte pos of in_fd (an image file) to off of the file,
+ * in the kernel (copy_file_range). Returns 0, 1 when the kernel cannot
+ * copy between these files (then read and write them), or a negative
+ * errno after reporting it.
+ */
+int extract_file_copy(struct extractor *x, struct report *rep,
+		      const struct fsck_loc *loc, int fd, int in_fd,
+		      uint64_t pos, size_t len, uint64_t off);
+/*
  * The data is complete: set the size (a trailing hole), owner, mode,
  * xattrs and times, close. Returns 0, 1 if something could not be set
  * (reported), or a negative errno that stops the run (the file is then
