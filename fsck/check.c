@@ -710,10 +710,14 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 {
 	const char *rel;
 	struct file_task *t;
-	int ret;
+	int ret, added;
 
 	ck->stats.files++;
 	ck->stats.bytes += e->inode->size;
+	/* further names may come before the task is done: count them */
+	if (ck->cfg->ratio && e->inode->nlink > 1 &&
+	    !nidmap_get(&ck->linked, e->nid, &added))
+		return -ENOMEM;
 	t = file_task_new(ck, e);
 	if (!t)
 		return -ENOMEM;
