@@ -31,12 +31,12 @@
 
 /* What walking one inode's data gave. */
 struct data_sum {
-	uint64_t physical;		/* stored bytes: no holes, fragments */
+	uint64_t physical;		/* stored: no holes, no fragments */
 	bool hash;
 	struct erofs_sha256 sha;
 	uint8_t digest[EROFS_SHA256_LEN];
 	bool have_digest;
-	bool target_ok;			/* symlink target in the buffer */
+	bool target_ok;			/* symlink target in w->buf */
 	int fd;				/* extraction: the file, or -1 */
 };
 
@@ -749,7 +749,8 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 
 /* Directories, symlinks and the rest: on the walker */
 
-static int check_inline_data(struct checker *ck, const struct erofs_inode *inode,
+static int check_inline_data(struct checker *ck,
+			     const struct erofs_inode *inode,
 			     const struct fsck_loc *loc, struct data_sum *ds)
 {
 	struct fsck_worker *w = &ck->walker;
@@ -836,7 +837,8 @@ static int check_other_name(struct checker *ck, const struct walk_entry *e,
 	}
 	ret = check_list(ck, e, NULL);
 	if (!ret && ck->manifest)
-		ret = manifest_add_name(ck->manifest, e->rel, e->rellen, e->nid);
+		ret = manifest_add_name(ck->manifest, e->rel, e->rellen,
+					 e->nid);
 	if (!ret && ck->x)
 		ret = extract_link(ck->x, e, loc);
 	return ret;

@@ -76,7 +76,7 @@ struct extractor {
 	struct report *rep;
 	struct xdir *root;
 	char *start_name;	/* a non-directory start: the file in root */
-	bool have_proc;		/* /proc/self/fd to reach O_PATH descriptors */
+	bool have_proc;		/* /proc/self/fd/N reaches O_PATH objects */
 	int no_copy;		/* atomic: copy_file_range does not work */
 
 	struct xdir **all;	/* every directory, to free */
@@ -338,7 +338,8 @@ static void x_evict(struct extractor *x)
 	for (i = 1; i + 1 < x->nstack && !x_fd_room(x); i++) {
 		struct xdir *d = x->stack[i];
 
-		if (d->fd >= 0 && __atomic_load_n(&d->refs, __ATOMIC_ACQUIRE) == 1)
+		if (d->fd >= 0 &&
+		    __atomic_load_n(&d->refs, __ATOMIC_ACQUIRE) == 1)
 			x_fd_close(x, d);
 	}
 }
@@ -872,8 +873,8 @@ int extract_dir(struct extractor *x, const struct walk_entry *e,
 	}
 	pfd = xdir_fd(x, parent);
 	if (pfd < 0) {
-		ret = x_create_failed(x->rep, loc, "reopen the parent directory",
-				      -pfd);
+		ret = x_create_failed(x->rep, loc,
+				      "reopen the parent directory", -pfd);
 		d->failed = true;
 		if (ret)
 			return ret;
@@ -977,7 +978,8 @@ static int x_node_meta(struct extractor *x, struct xdir *parent,
 		x_report_errno(x->rep, loc, "open what was created", errno);
 		return 1;
 	}
-	if (fstat(o.fd, &st) || (st.st_mode & S_IFMT) != (inode->mode & S_IFMT)) {
+	if (fstat(o.fd, &st) ||
+	    (st.st_mode & S_IFMT) != (inode->mode & S_IFMT)) {
 		report_failure(x->rep, loc, "changed while being created");
 		close(o.fd);
 		return 1;
@@ -1285,6 +1287,19 @@ static void x_fix_dir(struct extractor *x, struct xdir *d)
 	x_fd_close(x, d);
 }
 
+static void x_summary_refused(struct extractor *x, int ns, int kind)
+{
+	static const char *const kinds[XKIND_MAX] = {
+		[XKIND_REG] = "files or directories",
+		[XKIND_OTHER] = "symlinks or special files",
+	};
+
+	report_warning(x->rep, NULL, "%s xattrs not set on %lu %s: %s",
+		       xns_names[ns], x->refused[ns][kind], kinds[kind],
+		       strerror(x->refused_err[ns][kind]));
+}
+
+/* The warnings that would have repeated for every entry, once each. */
 static void x_summary(struct extractor *x)
 {
 	int ns, kind;
@@ -1292,14 +1307,7 @@ static void x_summary(struct extractor *x)
 	for (ns = 0; ns < XNS_MAX; ns++)
 		for (kind = 0; kind < XKIND_MAX; kind++)
 			if (x->refused[ns][kind])
-				report_warning(x->rep, NULL,
-					       "%s xattrs not set on %lu %s: %s",
-					       xns_names[ns],
-					       x->refused[ns][kind],
-					       kind == XKIND_REG ?
-					       "files or directories" :
-					       "symlinks or special files",
-					       strerror(x->refused_err[ns][kind]));
+				x_summary_refused(x, ns, kind);
 	if (x->bad_xattr_names)
 		report_warning(x->rep, NULL,
 			       "%lu xattrs with a NUL byte in their name not set",

@@ -2,11 +2,11 @@
 /*
  * --list: one line per entry, in walk order, like "tar -tv":
  *
- *	drwxr-xr-x 0/0 4096 2021-10-02 03:53:10.195016521 hardlinks
- *	-rw-r----- 1000/1000 10000 2022-04-15 05:20:00.000000111 hardlinks/a
- *	hrw-r----- 1000/1000 10000 2022-04-15 05:20:00.000000111 hardlinks/b link to hardlinks/a
- *	lrwxrwxrwx 0/0 1 2021-02-02 11:05:45.713772930 hardlinks/sym -> a
- *	crw-rw-rw- 0/0 1,3 2023-09-08 17:15:59.997941356 special/char-1-3
+ *   drwxr-xr-x 0/0 162 2021-10-02 03:53:10.195016521 hl
+ *   -rw-r----- 1000/1000 10000 2022-04-15 05:20:00.000000111 hl/a
+ *   hrw-r----- 1000/1000 10000 2022-04-15 05:20:00.000000111 hl/b link to hl/a
+ *   lrwxrwxrwx 0/0 1 2021-02-02 11:05:45.713772930 hl/sym -> a
+ *   crw-rw-rw- 0/0 1,3 2023-09-08 17:15:59.997941356 special/char-1-3
  *
  * Type and permissions as ls -l shows them ("h" for a further name of a
  * hard-linked inode), numeric owner, size (major,minor for devices), mtime

@@ -91,8 +91,7 @@ static const char usage_text[] =
 	"                         debugging (maximum 9)\n"
 	"  -p                     print the total compression ratio of files\n"
 	"  -a, -A, -y             accepted for fsck(8); no effect\n"
-	"  -j, --jobs=N           use N threads (default: the number of online\n"
-	"                         CPUs; 1: no threads)\n"
+	"  -j, --jobs=N           N threads (default: online CPUs; 1: none)\n"
 	"  --device=PATH          an extra device of a multi-device image;\n"
 	"                         repeat in device table order\n"
 	"  --offset=N             the image starts N bytes into IMAGE\n"
@@ -108,18 +107,18 @@ static const char usage_text[] =
 	"                         xattrs)\n"
 	"  --list                 print one line per entry like tar -tv (type\n"
 	"                         and mode, owner, size, mtime, path, target)\n"
-	"  --json                 print a JSON report on standard output at the\n"
-	"                         end (counts, ratio, time, every problem)\n"
+	"  --json                 a JSON report on standard output at the end\n"
+	"                         (counts, ratio, time, every problem)\n"
 	"  --no-progress          no progress line on a terminal\n"
 	"  -h, --help             display this help and exit\n"
 	"\n"
 	"Extraction:\n"
-	"  --extract=DIR          check and extract the tree (or the --path or\n"
-	"                         --nid subtree) to DIR, created if missing\n"
+	"  --extract=DIR          check, and extract the tree (or the subtree\n"
+	"                         of --path or --nid) to DIR, made if missing\n"
 	"  --force                extract into a directory that has entries,\n"
 	"                         or to /\n"
-	"  --overwrite            replace entries that exist (a symlink in the\n"
-	"                         way is removed, never followed)\n"
+	"  --overwrite            replace entries that exist (a symlink in\n"
+	"                         the way is removed, never followed)\n"
 	"  --preserve             same owners and permissions as in the image\n"
 	"                         (default for root)\n"
 	"  --preserve-owner       same owners as in the image\n"
@@ -235,7 +234,8 @@ static void check_args(const struct fsck_cfg *cfg)
 	if (cfg->json && (cfg->manifest || cfg->list))
 		usage_error("%s", "--json cannot be combined with --manifest or --list (all use standard output)");
 	if (cfg->manifest && cfg->list)
-		usage_error("%s", "--manifest and --list cannot be used together");
+		usage_error("%s",
+			    "--manifest and --list cannot be used together");
 	if (d && !*d)
 		usage_error("%s", "--extract= needs a directory");
 	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
