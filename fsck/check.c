@@ -26,7 +26,7 @@
 /* Task cost estimates for the pool, in nanoseconds. */
 #define COST_FILE_EXTRACT 20000		/* create, set metadata, close */
 #define COST_FILE_CHECK 2000
-#define COST_RAW_PER_KIB 100		/* copy */
+#define COST_RAW_PER_KIB 500		/* copy (bench/calibrate) */
 #define COST_MAP_PER_KIB 2		/* map only */
 
 /* What walking one inode's data gave. */

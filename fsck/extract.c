@@ -565,13 +565,6 @@ static bool has_default_acl(int dfd)
 	return fgetxattr(dfd, ACL_DEFAULT, NULL, 0) > 0;
 }
 
-static bool is_root_path(const char *p)
-{
-	while (*p == '/')
-		p++;
-	return !*p && p[-1] == '/';
-}
-
 static int x_fd_budget(unsigned int threads)
 {
 	struct rlimit rl;
@@ -627,13 +620,8 @@ static int x_open_dir(struct extractor *x)
 	const char *dir = x->o.dir;
 	bool created = false, empty = false;
 	struct stat st;
-	int fd, ret;
+	int fd, ret, err;
 
-	if (is_root_path(dir) && !x->o.force) {
-		report_fatal(x->rep, "--extract=%s: extracting to / needs --force",
-			     dir);
-		return -EINVAL;
-	}
 	if (!mkdir(dir, 0700))
 		created = true;
 	else if (errno != EEXIST)
@@ -664,8 +652,9 @@ static int x_open_dir(struct extractor *x)
 	x->root->fixup = true;
 	return 0;
 fail:
-	report_fatal(x->rep, "--extract=%s: %s", dir, strerror(errno));
-	return -errno;
+	err = errno;
+	report_fatal(x->rep, "--extract=%s: %s", dir, strerror(err));
+	return -err;
 }
 
 /* DIR as the file to create: open its parent. */
@@ -674,7 +663,7 @@ static int x_open_parent(struct extractor *x)
 	const char *dir = x->o.dir, *slash;
 	char *parent;
 	size_t len = strlen(dir);
-	int fd;
+	int fd, err;
 
 	while (len > 1 && dir[len - 1] == '/')
 		len--;
@@ -694,10 +683,11 @@ static int x_open_parent(struct extractor *x)
 		return -EINVAL;
 	}
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
 	free(parent);
 	if (fd < 0) {
-		report_fatal(x->rep, "--extract=%s: %s", dir, strerror(errno));
-		return -errno;
+		report_fatal(x->rep, "--extract=%s: %s", dir, strerror(err));
+		return -err;
 	}
 	x->root->fd = fd;
 	return 0;
