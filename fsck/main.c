@@ -588,8 +588,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res)
 {
-	unsigned int jobs = cfg->jobs ? cfg->jobs : default_jobs();
-	unsigned int threads = jobs > 1 ? jobs : 0;
+	unsigned int threads = res->jobs > 1 ? res->jobs : 0;
 	struct manifest *manifest = NULL;
 	struct extractor *x = NULL;
 	struct erofs_pool *pool = NULL;
@@ -599,7 +598,6 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	char *base = NULL;
 	int ret;
 
-	res->jobs = jobs;
 	ret = erofs_ctx_init(&ctx, img);
 	if (ret < 0) {
 		report_fatal(rep, "%s", strerror(-ret));
@@ -629,6 +627,13 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (x) {
 		extract_get_stats(x, &res->extracted);
 		res->have_extracted = true;
+		report_msg(rep, FSCK_LVL_INFO,
+			   "extracted %llu directories, %llu files, %llu symlinks, %llu special files, %llu further names",
+			   (unsigned long long)res->extracted.dirs,
+			   (unsigned long long)res->extracted.files,
+			   (unsigned long long)res->extracted.symlinks,
+			   (unsigned long long)res->extracted.nodes,
+			   (unsigned long long)res->extracted.links);
 	}
 	checker_fini(&ck);
 out:
@@ -683,6 +688,7 @@ int main(int argc, char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	parse_args(&cfg, argc, argv);
+	res.jobs = cfg.jobs ? cfg.jobs : default_jobs();
 	/* a file past RLIMIT_FSIZE is a write error, not a signal */
 	signal(SIGXFSZ, SIG_IGN);
 	report_init(&rep, cfg.image, cfg.level);
