@@ -138,6 +138,7 @@ static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 	ssize_t n;
 
 	len = size - pos < img->blksz ? (size_t)(size - pos) : img->blksz;
+	mb->len = (uint32_t)len;
 	ctx->meta_reads++;
 	if (space == EROFS_SPACE_PRIMARY)
 		return erofs_io_pread(&img->devs[0], mb->data, len, pos,
@@ -185,6 +186,29 @@ static struct erofs_meta_block *get_block(struct erofs_ctx *ctx,
 	victim->tag = tag;
 	victim->lru = ++ctx->meta_clock;
 	return victim;
+}
+
+int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
+		     uint64_t blk, const uint8_t **data, size_t *len,
+		     uint64_t nid)
+{
+	const struct erofs_image *img = ctx->img;
+	uint64_t size = erofs_space_size(img, space);
+	struct erofs_meta_block *mb;
+
+	if (blk >= erofs_div_round_up(size, img->blkszbits))
+		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, EROFS_NO_OFFSET,
+				   "metadata block %llu is past the end of the %s",
+				   (unsigned long long)blk,
+				   space == EROFS_SPACE_PRIMARY ? "image" :
+				   space == EROFS_SPACE_METABOX ? "metabox" :
+								  "packed inode");
+	mb = get_block(ctx, space, blk, nid);
+	if (!mb)
+		return ctx->err.code ? ctx->err.code : -EIO;
+	*data = mb->data;
+	*len = mb->len;
+	return 0;
 }
 
 int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,

@@ -182,6 +182,16 @@ int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,
 		    uint64_t pos, void *buf, size_t len, uint64_t nid);
 
 /*
+ * Block blk of a metadata space, through the context's block cache: *data
+ * points at its *len valid bytes (a last block may be short) and stays
+ * valid until the next metadata read through ctx. Lets a caller look at
+ * many small records of one block without copying them out one by one.
+ */
+int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
+		     uint64_t blk, const uint8_t **data, size_t *len,
+		     uint64_t nid);
+
+/*
  * Read len bytes of data at byte address pa of device devid (0: unified
  * space, resolved through the device table; n: extra device n). Bounds are
  * checked against the device: nothing past its end is ever read.
