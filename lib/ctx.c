@@ -10,6 +10,7 @@
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "internal.h"
+#include "zmap_internal.h"
 
 int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img)
 {
@@ -27,6 +28,10 @@ int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img)
 		}
 	}
 	ctx->out_nid = EROFS_NO_NID;
+	if (z_erofs_hints_create(ctx)) {
+		erofs_ctx_fini(ctx);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -40,6 +45,7 @@ void erofs_ctx_fini(struct erofs_ctx *ctx)
 		ctx->nested = NULL;
 	}
 	erofs_decompress_fini(ctx);
+	z_erofs_hints_destroy(ctx);
 	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
 		free(ctx->meta[i].data);
 		ctx->meta[i].data = NULL;
