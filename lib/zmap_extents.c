@@ -324,6 +324,15 @@ static int z_ext_at(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			    ext);
 }
 
+/* The first record must start the file: mkfs never leaves a gap there. */
+static int z_ext_not_zero(struct erofs_ctx *ctx,
+			  const struct erofs_inode *inode,
+			  const struct z_extent *ext)
+{
+	return z_ext_corrupt(ctx, inode, ext, "lstart %llu is not 0",
+			     (unsigned long long)ext->lstart);
+}
+
 static int z_ext_unsorted(struct erofs_ctx *ctx,
 			  const struct erofs_inode *inode,
 			  const struct z_extent *ext)
@@ -407,8 +416,7 @@ static int z_ext_find(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	if (ret)
 		return ret;
 	if (ext->lstart)
-		return z_ext_corrupt(ctx, inode, ext, "lstart %llu is not 0",
-				     (unsigned long long)ext->lstart);
+		return z_ext_not_zero(ctx, inode, ext);
 	while (hi - lo > 1) {
 		ret = z_ext_load(ctx, inode, lo + (hi - lo) / 2, &mid);
 		if (ret)
@@ -481,9 +489,7 @@ static int z_sorted_hold(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		if (ret)
 			return ret;
 		if (!i && ext.lstart)
-			return z_ext_corrupt(ctx, inode, &ext,
-					     "lstart %llu is not 0",
-					     (unsigned long long)ext.lstart);
+			return z_ext_not_zero(ctx, inode, &ext);
 		if (i > b->first && ext.lstart <= prev)
 			return z_ext_unsorted(ctx, inode, &ext);
 		prev = ext.lstart;
@@ -629,9 +635,7 @@ static int z_found_search(struct erofs_ctx *ctx,
 		if (ret)
 			return ret;
 		if (s.lo_ext.lstart)
-			return z_ext_corrupt(ctx, inode, &s.lo_ext,
-					     "lstart %llu is not 0",
-					     (unsigned long long)s.lo_ext.lstart);
+			return z_ext_not_zero(ctx, inode, &s.lo_ext);
 	} else {
 		/* the record before, which the search may have skipped */
 		ret = z_sorted_get(ctx, inode, h, &b, s.lo - 1, &prev);
