@@ -259,7 +259,8 @@ int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
 	struct erofs_meta_block *mb;
 
 	if (blk >= erofs_div_round_up(size, img->blkszbits))
-		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, EROFS_NO_OFFSET,
+		return erofs_error(&ctx->err, -EFSCORRUPTED, nid,
+				   EROFS_NO_OFFSET,
 				   "metadata block %llu is past the end of the %s",
 				   (unsigned long long)blk,
 				   space == EROFS_SPACE_PRIMARY ? "image" :
