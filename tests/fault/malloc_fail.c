@@ -33,9 +33,10 @@ static atomic_ulong calls;
 __attribute__((constructor)) static void shim_init(void)
 {
 	const char *at = getenv("EROFS_FAIL_ALLOC");
+	const char *keep = getenv("EROFS_FAIL_ALLOC_PERSIST");
 
 	fail_at = at ? strtoul(at, NULL, 10) : 0;
-	persist = getenv("EROFS_FAIL_ALLOC_PERSIST") != NULL;
+	persist = keep && *keep == '1';
 }
 
 __attribute__((destructor)) static void shim_report(void)

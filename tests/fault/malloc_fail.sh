@@ -8,7 +8,8 @@
 #   fsck.erofs --manifest IMAGE       the manifest, with content digests
 #   fsck.erofs --extract=DIR IMAGE    extraction, once fsck has it (the
 #                                     output is then a listing of DIR)
-# Each run must either exit 0 with exactly the output of a run without
+# Then a few runs where every allocation from the n-th on fails. Each run
+# must either exit 0 with exactly the output of a run without
 # failures, or exit 8 with a message that names memory. Anything else (a
 # crash, exit 4, exit 0 with other output) fails the test.
 #
@@ -78,14 +79,16 @@ run() {
 	if [ "$name" = fsck-extract-dir ]; then
 		rm -rf "$tmp/tree"
 		EROFS_FAIL_ALLOC=$n EROFS_FAIL_ALLOC_COUNT=$tmp/count \
-			LD_PRELOAD=$shim "$@" --extract="$tmp/tree" \
-			>/dev/null 2>"$tmp/err" </dev/null
+			EROFS_FAIL_ALLOC_PERSIST=$persist LD_PRELOAD=$shim \
+			"$@" --extract="$tmp/tree" >/dev/null 2>"$tmp/err" \
+			</dev/null
 		echo $? >"$tmp/rc"
 		listing "$tmp/tree" >"$tmp/out" 2>/dev/null
 		return
 	fi
 	EROFS_FAIL_ALLOC=$n EROFS_FAIL_ALLOC_COUNT=$tmp/count \
-		LD_PRELOAD=$shim "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+		EROFS_FAIL_ALLOC_PERSIST=$persist LD_PRELOAD=$shim \
+		"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	echo $? >"$tmp/rc"
 }
 
@@ -108,13 +111,23 @@ points() {
 	}'
 }
 
+# Ten values of n, marked p, for runs where allocations keep failing.
+persist_points() {
+	awk -v total="$1" 'BEGIN {
+		for (i = 0; i < 10; i++)
+			print "p" (1 + int(total * i / 10))
+	}'
+}
+
 check_one() {
 	name=$1
 	image=$2
 	shift 2
+	persist=
 	run "$name" 0 "$@" "$image"
 	if [ "$(cat "$tmp/rc")" != 0 ]; then
-		echo "FAIL: $name $image: exit $(cat "$tmp/rc") without injected failures"
+		echo "FAIL: $name $image: exit $(cat "$tmp/rc")" \
+			"without injected failures"
 		sed 's/^/    /' "$tmp/err" | head -5
 		failures=$((failures + 1))
 		return
@@ -123,7 +136,11 @@ check_one() {
 	total=$(cat "$tmp/count")
 	done_ok=0
 	done_nomem=0
-	for n in $(points "$total"); do
+	for n in $(points "$total") $(persist_points "$total"); do
+		case $n in
+		p*) persist=1 n=${n#p} ;;
+		*) persist= ;;
+		esac
 		run "$name" "$n" "$@" "$image"
 		rc=$(cat "$tmp/rc")
 		if [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/ref"; then
@@ -131,9 +148,12 @@ check_one() {
 		elif [ "$rc" = 8 ] && grep -qi 'memory' "$tmp/err"; then
 			done_nomem=$((done_nomem + 1))
 		else
-			echo "FAIL: $name $(basename "$image"): allocation $n of $total failing gave exit $rc"
+			echo "FAIL: $name $(basename "$image"):" \
+				"allocation $n of $total failing" \
+				"${persist:+and all after it }gave exit $rc"
 			if [ "$rc" = 0 ]; then
-				echo "    output differs from the run without failures"
+				echo "    output differs from the run" \
+					"without failures"
 			fi
 			sed 's/^/    /' "$tmp/err" | head -5
 			failures=$((failures + 1))
@@ -141,7 +161,8 @@ check_one() {
 		fi
 		passes=$((passes + 1))
 	done
-	echo "$name $(basename "$image"): $total allocations; $done_ok runs complete, $done_nomem stopped with exit 8"
+	echo "$name $(basename "$image"): $total allocations;" \
+		"$done_ok runs complete, $done_nomem stopped with exit 8"
 }
 
 for img in $images; do

@@ -96,8 +96,8 @@ static int walk_tree(struct erofs_ctx *ctx, struct walk *w)
 		struct erofs_inode dir;
 
 		if (i > 1000000)
-			return erofs_error(&ctx->err, -EFSCORRUPTED, EROFS_NO_NID,
-					   EROFS_NO_OFFSET,
+			return erofs_error(&ctx->err, -EFSCORRUPTED,
+					   EROFS_NO_NID, EROFS_NO_OFFSET,
 					   "more than a million directories");
 		ret = erofs_read_inode(ctx, w->dirs.nids[i], &dir);
 		if (!ret)

@@ -210,7 +210,8 @@ static void *reader_run(void *arg)
 		if (ret) {
 			if (!r->failed++)
 				snprintf(r->first_error,
-					 sizeof(r->first_error), "%.60s: %d %.180s",
+					 sizeof(r->first_error),
+					 "%.60s: %d %.180s",
 					 r->m->f[i].path, ret, ctx.err.msg);
 		} else if (strcmp(hex, r->m->f[i].sha)) {
 			if (!r->wrong++ && !r->failed)

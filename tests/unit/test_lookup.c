@@ -364,7 +364,8 @@ static bool map_equal(const struct erofs_map *a, const struct erofs_map *b)
 }
 
 static void assert_map(const char *what, uint64_t nid, uint64_t pos,
-		       const struct erofs_map *got, const struct erofs_map *want)
+		       const struct erofs_map *got,
+		       const struct erofs_map *want)
 {
 	ck_assert_msg(map_equal(got, want),
 		      "%s: nid %llu pos %llu: got %llu+%llu loc %u pa %llu plen %llu fmt %u flags %#x, want %llu+%llu loc %u pa %llu plen %llu fmt %u flags %#x",
