@@ -90,7 +90,7 @@ static int dir_find(struct erofs_ctx *ctx, const struct erofs_inode *dir,
 {
 	uint64_t lo = 0, hi = ((dir->size - 1) >> ctx->img->blkszbits) + 1;
 	struct probe p = { .name = name, .len = len };
-	enum probe_result res;
+	enum probe_result res = PROBE_ABSENT;
 	int ret;
 
 	while (lo < hi) {

@@ -297,7 +297,7 @@ int erofs_xattr_iterate(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			unsigned int flags, erofs_xattr_fn fn, void *arg)
 {
 	struct xattr_walk *w;
-	unsigned int count;
+	unsigned int count = 0;
 	uint64_t ids;
 	int ret;
 

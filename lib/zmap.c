@@ -937,3 +937,45 @@ int z_erofs_init_inode(struct erofs_ctx *ctx, struct erofs_inode *inode)
 		return z_erofs_init_extents(ctx, inode, h);
 	return z_init_index(ctx, inode, h);
 }
+
+/*
+ * A NONHEAD record is only read by a mapping when an offset falls in its
+ * lcluster or a lookahead lands on it; a checker wants every record sound.
+ */
+static int z_check_nonhead(struct z_walk *w, const struct z_lcluster *lc,
+			   uint8_t prev_type)
+{
+	if (!lc->delta[0])
+		return z_lcn_corrupt(w, lc->lcn, lc->pos, "lookback distance 0");
+	if (lc->delta[0] > lc->lcn)
+		return z_lcn_corrupt(w, lc->lcn, lc->pos,
+				     "lookback distance %u beyond lcluster 0",
+				     lc->delta[0]);
+	if (lc->cblk && prev_type == Z_EROFS_LCLUSTER_TYPE_NONHEAD)
+		return z_lcn_corrupt(w, lc->lcn, lc->pos,
+				     "CBLKCNT not right after a HEAD");
+	return 0;
+}
+
+int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode)
+{
+	uint8_t prev_type = Z_EROFS_LCLUSTER_TYPE_PLAIN;
+	struct z_lcluster lc;
+	struct z_walk w;
+	uint64_t lcn;
+	int ret;
+
+	if (!erofs_inode_is_compressed(inode) || inode->z.whole_fragment ||
+	    inode->z.extents)
+		return 0;
+	z_walk_init(&w, ctx, inode);
+	for (lcn = 0; lcn < w.total; lcn++) {
+		ret = z_load(&w, lcn, &lc);
+		if (!ret && lc.type == Z_EROFS_LCLUSTER_TYPE_NONHEAD)
+			ret = z_check_nonhead(&w, &lc, prev_type);
+		if (ret)
+			return ret;
+		prev_type = lc.type;
+	}
+	return 0;
+}

@@ -70,6 +70,12 @@ int erofs_map_flat(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		uint64_t pos, struct erofs_map *map);
 
+/*
+ * Validate every lcluster record of a compressed inode's index; mapping
+ * reads only the records it needs (lib/zmap.c). Checkers call this.
+ */
+int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode);
+
 /* Parse the map header of a compressed inode into inode->z (lib/zmap.c). */
 int z_erofs_init_inode(struct erofs_ctx *ctx, struct erofs_inode *inode);
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The command's configuration, filled from the command line. */
+#ifndef FSCK_FSCK_H
+#define FSCK_FSCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fsck_cfg {
+	const char *image;
+	const char **devices;		/* --device, in order */
+	unsigned int ndevices;
+	uint64_t offset;		/* --offset */
+	bool no_sbcrc;
+	bool has_nid;			/* --nid */
+	uint64_t nid;
+	const char *path;		/* --path */
+	bool decode;			/* --extract without a directory */
+	const char *extract_dir;	/* --extract=DIR */
+	bool digests;			/* --xattr-inode-digest */
+	bool manifest;
+	bool ratio;			/* -p */
+	int level;			/* -d */
+};
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The manifest of an image: one line per entry in the format of the fixtures
+ * README ("Manifest format"), sorted by raw path bytes with the start of the
+ * walk first as ".". Lines are collected during the walk and printed at the
+ * end, when the hard-link groups are known.
+ */
+#ifndef FSCK_MANIFEST_H
+#define FSCK_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct erofs_inode;
+struct manifest;
+struct mf_xattr;
+
+/* The xattrs of one inode that a listing shows, for field 12. */
+struct mf_xattrs {
+	struct mf_xattr *items;
+	size_t n, cap;
+};
+
+/* Add one xattr (full name, raw value); 0 or -ENOMEM. */
+int mf_xattrs_add(struct mf_xattrs *xl, const char *name, size_t namelen,
+		  const void *value, size_t value_len);
+void mf_xattrs_release(struct mf_xattrs *xl);
+
+struct manifest *manifest_new(void);
+void manifest_free(struct manifest *m);
+
+/*
+ * Add an entry: rel is its raw path relative to the start ("" for the
+ * start itself). body holds fields 2 to 10 (type ... nlink), xattrs field
+ * 12; linkgroup (field 11) is filled at print time for entries marked
+ * linked (non-directories with a link count above 1). Returns 0 or -ENOMEM.
+ */
+int manifest_add(struct manifest *m, const char *rel, size_t rellen,
+		 uint64_t nid, bool linked, const char *body,
+		 const char *xattrs);
+
+/*
+ * Add the first name of an inode, formatting its fields: digest is the
+ * SHA-256 of a regular file's content or a symlink's target (NULL when it
+ * could not be read: "-"). Sorts xl.
+ */
+int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
+		       const struct erofs_inode *inode, const uint8_t *digest,
+		       struct mf_xattrs *xl);
+
+/* Another name of nid, already added: same fields. */
+int manifest_add_name(struct manifest *m, const char *rel, size_t rellen,
+		      uint64_t nid);
+
+/* Print every line, sorted. Returns 0, or -errno if writing failed. */
+int manifest_print(struct manifest *m, FILE *out);
+
+#endif

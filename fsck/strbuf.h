@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A growable string for building output lines, with the escaping rules of
+ * the manifest format (fixtures README, "Manifest format"): every byte
+ * outside 0x21..0x7e, the backslash, and any byte of an extra set is written
+ * as \xHH. Allocation failure is sticky: check sb->failed once at the end.
+ */
+#ifndef FSCK_STRBUF_H
+#define FSCK_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf {
+	char *s;		/* NUL-terminated once anything was added */
+	size_t len;
+	size_t cap;
+	bool failed;		/* an allocation failed; content is truncated */
+};
+
+#define STRBUF_INIT { NULL, 0, 0, false }
+
+void sb_release(struct strbuf *sb);
+void sb_reset(struct strbuf *sb);
+/* Take ownership of the string (never NULL unless failed); sb is reset. */
+char *sb_detach(struct strbuf *sb);
+
+void sb_add(struct strbuf *sb, const void *data, size_t len);
+void sb_addc(struct strbuf *sb, char c);
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Append data escaped; extra lists more bytes to escape (may be NULL). */
+void sb_escape(struct strbuf *sb, const void *data, size_t len,
+	       const char *extra);
+/* Append data as lowercase hex, two digits per byte. */
+void sb_hex(struct strbuf *sb, const void *data, size_t len);
+
+/* Does the escaped form of byte c differ from c itself? */
+bool esc_needed(unsigned char c, const char *extra);
+
+#endif

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: MIT
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "erofs/data.h"
+#include "erofs/dir.h"
+#include "erofs/image.h"
+#include "erofs/inode.h"
+#include "nidmap.h"
+#include "strbuf.h"
+#include "walk.h"
+
+struct walk_child {
+	uint64_t nid;
+	uint64_t pos;		/* dirent position in the directory */
+	size_t nameoff;		/* in the frame's name arena */
+	uint8_t namelen;
+	uint8_t ftype;
+	uint8_t reserved;
+};
+
+/* One directory being walked: its entries and where we are in them. */
+struct walk_frame {
+	struct erofs_inode inode;
+	uint64_t parent_nid;
+	void *parent_state;
+	void *state;
+	size_t pathlen;
+	size_t namelen;
+	unsigned int depth;
+	struct walk_child *kids;
+	size_t nkids, kidcap, next;
+	char *names;
+	size_t nameslen, namescap;
+	uint64_t subdirs;
+	bool complete;		/* every entry read and every inode decoded */
+};
+
+struct link_info {
+	uint32_t refs;
+	uint32_t nlink;
+	char *path;		/* a name of the inode, kept to report it */
+	size_t pathlen;
+};
+
+struct walker {
+	struct erofs_ctx *ctx;
+	struct report *rep;
+	const struct walk_opts *opts;
+	const struct walk_visitor *v;
+	struct walk_stats *stats;
+	struct strbuf path;
+	size_t relstart;	/* where descendants' relative paths start */
+	struct walk_frame *frames;
+	size_t nframes, framecap;
+	struct nidmap dirs;	/* visited directories */
+	struct nidmap links;	/* struct link_info per non-directory */
+	bool incomplete;	/* some references may have been missed */
+};
+
+static const char *const ftype_names[EROFS_FT_MAX] = {
+	[EROFS_FT_UNKNOWN] = "unknown",
+	[EROFS_FT_REG_FILE] = "regular file",
+	[EROFS_FT_DIR] = "directory",
+	[EROFS_FT_CHRDEV] = "character device",
+	[EROFS_FT_BLKDEV] = "block device",
+	[EROFS_FT_FIFO] = "fifo",
+	[EROFS_FT_SOCK] = "socket",
+	[EROFS_FT_SYMLINK] = "symlink",
+};
+
+uint64_t walk_data_offset(struct erofs_ctx *ctx,
+			  const struct erofs_inode *inode, uint64_t pos)
+{
+	struct erofs_map map;
+	uint64_t off = EROFS_NO_OFFSET, fileoff;
+	unsigned int dev;
+
+	if (erofs_map(ctx, inode, pos, &map))
+		goto out;
+	if (pos < map.la || pos - map.la >= map.llen)
+		goto out;
+	if (map.loc == EROFS_LOC_META && map.space == EROFS_SPACE_PRIMARY) {
+		off = map.pa + (pos - map.la);
+	} else if (map.loc == EROFS_LOC_DEVICE &&
+		   map.fmt == EROFS_FMT_SHIFTED &&
+		   !erofs_inode_is_compressed(inode)) {
+		if (!erofs_dev_resolve(ctx, map.device, map.pa + (pos - map.la),
+				       1, &dev, &fileoff, inode->nid) && !dev)
+			off = fileoff;
+	}
+out:
+	erofs_err_clear(&ctx->err);
+	return off;
+}
+
+static void walk_loc(const struct walker *w, struct fsck_loc *loc,
+		     uint64_t nid, uint64_t offset)
+{
+	loc->label = NULL;
+	loc->path = w->path.s ? w->path.s : "";
+	loc->pathlen = w->path.len;
+	loc->nid = nid;
+	loc->offset = offset;
+}
+
+/* Report the context's error record at the current path. */
+static int walk_lib_error(struct walker *w, uint64_t nid, int code)
+{
+	struct fsck_loc loc;
+	int ret;
+
+	walk_loc(w, &loc, nid, EROFS_NO_OFFSET);
+	ret = report_lib_error(w->rep, &loc, &w->ctx->err, code);
+	erofs_err_clear(&w->ctx->err);
+	return ret;
+}
+
+static void walk_truncate(struct walker *w, size_t len)
+{
+	w->path.len = len;
+	if (w->path.s)
+		w->path.s[len] = '\0';
+}
+
+static void walk_fill_entry(const struct walker *w, struct walk_entry *e,
+			    const struct erofs_inode *inode, size_t namelen,
+			    unsigned int depth)
+{
+	e->path = w->path.s ? w->path.s : "";
+	e->pathlen = w->path.len;
+	if (depth) {
+		e->rel = e->path + w->relstart;
+		e->rellen = e->pathlen - w->relstart;
+	} else {
+		e->rel = "";
+		e->rellen = 0;
+	}
+	e->name = e->path + e->pathlen - namelen;
+	e->namelen = namelen;
+	e->nid = inode->nid;
+	e->inode = inode;
+	e->depth = depth;
+	e->first = true;
+}
+
+static int walk_collect(void *arg, const struct erofs_dirent *de)
+{
+	struct walk_frame *f = arg;
+	struct walk_child *kid;
+
+	if (f->nkids == f->kidcap) {
+		size_t cap = f->kidcap ? f->kidcap * 2 : 64;
+		struct walk_child *kids = realloc(f->kids, cap * sizeof(*kids));
+
+		if (!kids)
+			return -ENOMEM;
+		f->kids = kids;
+		f->kidcap = cap;
+	}
+	if (f->namescap - f->nameslen < de->namelen) {
+		size_t cap = f->namescap ? f->namescap * 2 : 4096;
+		char *names = realloc(f->names, cap);
+
+		if (!names)
+			return -ENOMEM;
+		f->names = names;
+		f->namescap = cap;
+	}
+	kid = &f->kids[f->nkids++];
+	kid->nid = de->nid;
+	kid->pos = de->pos;
+	kid->nameoff = f->nameslen;
+	kid->namelen = de->namelen;
+	kid->ftype = de->file_type;
+	kid->reserved = de->reserved;
+	memcpy(f->names + f->nameslen, de->name, de->namelen);
+	f->nameslen += de->namelen;
+	return 0;
+}
+
+static struct walk_frame *walk_new_frame(struct walker *w)
+{
+	struct walk_frame *f;
+
+	if (w->nframes == w->framecap) {
+		size_t cap = w->framecap ? w->framecap * 2 : 16;
+
+		f = realloc(w->frames, cap * sizeof(*f));
+		if (!f)
+			return NULL;
+		memset(f + w->framecap, 0, (cap - w->framecap) * sizeof(*f));
+		w->frames = f;
+		w->framecap = cap;
+	}
+	f = &w->frames[w->nframes++];
+	f->nkids = 0;
+	f->next = 0;
+	f->nameslen = 0;
+	f->subdirs = 0;
+	f->complete = true;
+	f->state = NULL;
+	return f;
+}
+
+/* Push a directory whose entry callback has run, and read its entries. */
+static int walk_push(struct walker *w, const struct erofs_inode *dir,
+		     uint64_t parent_nid, void *parent_state, void *state,
+		     size_t namelen, unsigned int depth)
+{
+	struct walk_frame *f = walk_new_frame(w);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	f->inode = *dir;
+	f->parent_nid = parent_nid;
+	f->parent_state = parent_state;
+	f->state = state;
+	f->pathlen = w->path.len;
+	f->namelen = namelen;
+	f->depth = depth;
+	w->stats->dirs++;
+
+	ret = erofs_dir_iterate(w->ctx, &f->inode, parent_nid, walk_collect, f);
+	if (ret < 0) {
+		f->complete = false;
+		w->incomplete = true;
+		ret = walk_lib_error(w, dir->nid, ret);
+	}
+	if (depth >= w->opts->max_depth && f->nkids) {
+		struct fsck_loc loc;
+
+		walk_loc(w, &loc, dir->nid, EROFS_NO_OFFSET);
+		report_problem(w->rep, &loc,
+			       "directories nested deeper than %u levels, entries not visited",
+			       w->opts->max_depth);
+		f->nkids = 0;
+		f->complete = false;
+		w->incomplete = true;
+	}
+	return ret;
+}
+
+static int walk_visit_dir(struct walker *w, const struct erofs_inode *inode,
+			  uint64_t parent_nid, void *parent_state,
+			  size_t namelen, unsigned int depth)
+{
+	struct walk_entry e;
+	struct fsck_loc loc;
+	void *state = NULL;
+	int added, ret;
+
+	if (!nidmap_get(&w->dirs, inode->nid, &added))
+		return -ENOMEM;
+	walk_loc(w, &loc, inode->nid, EROFS_NO_OFFSET);
+	if (!added) {
+		report_problem(w->rep, &loc,
+			       "directory reached a second time (hard-linked directory or cycle), not descended");
+		return 0;
+	}
+	walk_fill_entry(w, &e, inode, namelen, depth);
+	e.parent_nid = parent_nid;
+	e.parent = parent_state;
+	ret = w->v->entry(w->v->arg, &e, &state);
+	if (ret < 0)
+		return ret;
+	if (ret == WALK_SKIP) {
+		if (w->v->dir_done)
+			return w->v->dir_done(w->v->arg, &e, state);
+		return 0;
+	}
+	return walk_push(w, inode, parent_nid, parent_state, state, namelen,
+			 depth);
+}
+
+static int walk_visit_other(struct walker *w, const struct erofs_inode *inode,
+			    uint64_t parent_nid, void *parent_state,
+			    size_t namelen, unsigned int depth)
+{
+	struct link_info *li;
+	struct walk_entry e;
+	void *state = NULL;
+	int added;
+
+	li = nidmap_get(&w->links, inode->nid, &added);
+	if (!li)
+		return -ENOMEM;
+	if (added) {
+		li->nlink = inode->nlink;
+		w->stats->others++;
+	}
+	if (li->refs < UINT32_MAX)
+		li->refs++;
+	if (!li->path && (li->refs == 2 || li->nlink != 1)) {
+		li->path = malloc(w->path.len + 1);
+		if (!li->path)
+			return -ENOMEM;
+		memcpy(li->path, w->path.s ? w->path.s : "", w->path.len + 1);
+		li->pathlen = w->path.len;
+	}
+	walk_fill_entry(w, &e, inode, namelen, depth);
+	e.parent_nid = parent_nid;
+	e.parent = parent_state;
+	e.first = added;
+	return w->v->entry(w->v->arg, &e, &state);
+}
+
+static bool walk_special_nid(struct walker *w, uint64_t nid)
+{
+	const struct erofs_image *img = w->ctx->img;
+	struct fsck_loc loc;
+	const char *what;
+
+	if (img->has_packed && nid == img->packed_nid)
+		what = "packed";
+	else if (img->has_metabox && nid == img->metabox_nid)
+		what = "metabox";
+	else
+		return false;
+	walk_loc(w, &loc, nid, EROFS_NO_OFFSET);
+	report_problem(w->rep, &loc, "directory entry refers to the %s inode",
+		       what);
+	return true;
+}
+
+/* Follow entry idx of the top frame. */
+static int walk_child(struct walker *w, size_t idx)
+{
+	struct walk_frame *f = &w->frames[w->nframes - 1];
+	struct walk_child kid = f->kids[idx];
+	uint64_t parent_nid = f->inode.nid;
+	void *parent_state = f->state;
+	unsigned int depth = f->depth + 1;
+	size_t pathlen = w->path.len, frames = w->nframes;
+	struct erofs_inode inode;
+	unsigned int ftype;
+	struct fsck_loc loc;
+	int ret;
+
+	if (w->path.len)
+		sb_addc(&w->path, '/');
+	sb_add(&w->path, f->names + kid.nameoff, kid.namelen);
+	if (w->path.failed)
+		return -ENOMEM;
+	w->stats->entries++;
+
+	ret = 0;
+	if (walk_special_nid(w, kid.nid))
+		goto out;
+	ret = erofs_read_inode(w->ctx, kid.nid, &inode);
+	if (ret < 0) {
+		f->complete = false;
+		w->incomplete = true;
+		ret = walk_lib_error(w, kid.nid, ret);
+		goto out;
+	}
+	ftype = erofs_mode_to_ftype(inode.mode);
+	if (kid.ftype != EROFS_FT_UNKNOWN && kid.ftype != ftype) {
+		walk_loc(w, &loc, kid.nid,
+			 walk_data_offset(w->ctx, &f->inode, kid.pos));
+		report_problem(w->rep, &loc,
+			       "directory entry says %s, inode is a %s",
+			       kid.ftype < EROFS_FT_MAX ?
+			       ftype_names[kid.ftype] : "invalid type",
+			       ftype_names[ftype]);
+	}
+	if (kid.reserved) {
+		walk_loc(w, &loc, kid.nid,
+			 walk_data_offset(w->ctx, &f->inode, kid.pos));
+		report_warning(w->rep, &loc,
+			       "directory entry reserved byte is 0x%02x",
+			       kid.reserved);
+	}
+	if (S_ISDIR(inode.mode)) {
+		f->subdirs++;
+		ret = walk_visit_dir(w, &inode, parent_nid, parent_state,
+				     kid.namelen, depth);
+	} else {
+		ret = walk_visit_other(w, &inode, parent_nid, parent_state,
+				       kid.namelen, depth);
+	}
+out:
+	/* a pushed directory keeps its path until it is popped */
+	if (w->nframes == frames)
+		walk_truncate(w, pathlen);
+	return ret < 0 ? ret : 0;
+}
+
+static void walk_check_dir_nlink(struct walker *w, const struct walk_frame *f)
+{
+	struct fsck_loc loc;
+
+	if (!f->complete || f->inode.nlink == 1 ||
+	    f->inode.nlink == 2 + f->subdirs)
+		return;
+	walk_loc(w, &loc, f->inode.nid, EROFS_NO_OFFSET);
+	report_problem(w->rep, &loc,
+		       "directory link count %u, expected 2 + %llu subdirectories",
+		       f->inode.nlink, (unsigned long long)f->subdirs);
+}
+
+static int walk_pop(struct walker *w)
+{
+	struct walk_frame *f = &w->frames[w->nframes - 1];
+	struct walk_entry e;
+	int ret = 0;
+
+	walk_check_dir_nlink(w, f);
+	if (w->v->dir_done) {
+		walk_fill_entry(w, &e, &f->inode, f->namelen, f->depth);
+		e.parent_nid = f->parent_nid;
+		e.parent = f->parent_state;
+		ret = w->v->dir_done(w->v->arg, &e, f->state);
+	}
+	w->nframes--;
+	if (w->nframes)
+		walk_truncate(w, w->frames[w->nframes - 1].pathlen);
+	return ret < 0 ? ret : 0;
+}
+
+struct link_problem {
+	uint64_t nid;
+	const struct link_info *li;
+};
+
+static int link_problem_cmp(const void *a, const void *b)
+{
+	const struct link_problem *x = a, *y = b;
+
+	return x->nid < y->nid ? -1 : x->nid > y->nid;
+}
+
+static bool walk_link_bad(const struct walker *w, const struct link_info *li)
+{
+	if (li->refs > li->nlink)
+		return true;
+	return li->refs < li->nlink && w->opts->whole_tree && !w->incomplete;
+}
+
+/* Compare reference counts with link counts, reporting in nid order. */
+static int walk_check_links(struct walker *w)
+{
+	struct link_problem *probs;
+	struct fsck_loc loc;
+	size_t i, n = 0;
+
+	nidmap_for_each(&w->links, i)
+		n += walk_link_bad(w, nidmap_val(&w->links, i));
+	if (!n)
+		return 0;
+	probs = malloc(n * sizeof(*probs));
+	if (!probs)
+		return -ENOMEM;
+	n = 0;
+	nidmap_for_each(&w->links, i) {
+		const struct link_info *li = nidmap_val(&w->links, i);
+
+		if (walk_link_bad(w, li)) {
+			probs[n].nid = nidmap_key(&w->links, i);
+			probs[n++].li = li;
+		}
+	}
+	qsort(probs, n, sizeof(*probs), link_problem_cmp);
+	for (i = 0; i < n; i++) {
+		const struct link_info *li = probs[i].li;
+
+		loc.label = NULL;
+		loc.path = li->path;
+		loc.pathlen = li->pathlen;
+		loc.nid = probs[i].nid;
+		loc.offset = EROFS_NO_OFFSET;
+		report_problem(w->rep, &loc,
+			       "link count %u, but %u directory entries refer to it",
+			       li->nlink, li->refs);
+	}
+	free(probs);
+	return 0;
+}
+
+static int walk_start(struct walker *w)
+{
+	const struct walk_opts *o = w->opts;
+	struct erofs_inode inode;
+	int ret;
+
+	sb_add(&w->path, o->base, strlen(o->base));
+	if (w->path.failed)
+		return -ENOMEM;
+	w->relstart = w->path.len ? w->path.len + 1 : 0;
+
+	ret = erofs_read_inode(w->ctx, o->start_nid, &inode);
+	if (ret < 0) {
+		w->incomplete = true;
+		return walk_lib_error(w, o->start_nid, ret);
+	}
+	if (S_ISDIR(inode.mode))
+		return walk_visit_dir(w, &inode, o->start_parent, NULL, 0, 0);
+	if (o->whole_tree) {
+		struct fsck_loc loc;
+
+		walk_loc(w, &loc, inode.nid,
+			 inode.space == EROFS_SPACE_PRIMARY ? inode.addr :
+							     EROFS_NO_OFFSET);
+		report_problem(w->rep, &loc,
+			       "the root inode is not a directory (mode 0%o)",
+			       inode.mode);
+	}
+	return walk_visit_other(w, &inode, o->start_parent, NULL, 0, 0);
+}
+
+static void walk_release(struct walker *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->framecap; i++) {
+		free(w->frames[i].kids);
+		free(w->frames[i].names);
+	}
+	free(w->frames);
+	nidmap_for_each(&w->links, i)
+		free(((struct link_info *)nidmap_val(&w->links, i))->path);
+	nidmap_fini(&w->links);
+	nidmap_fini(&w->dirs);
+	sb_release(&w->path);
+}
+
+int walk_tree(struct erofs_ctx *ctx, struct report *rep,
+	      const struct walk_opts *opts, const struct walk_visitor *v,
+	      struct walk_stats *stats)
+{
+	struct walker w = {
+		.ctx = ctx,
+		.rep = rep,
+		.opts = opts,
+		.v = v,
+		.stats = stats,
+		.path = STRBUF_INIT,
+	};
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	nidmap_init(&w.dirs, 0);
+	nidmap_init(&w.links, sizeof(struct link_info));
+	erofs_err_clear(&ctx->err);
+
+	ret = walk_start(&w);
+	while (ret >= 0 && w.nframes) {
+		struct walk_frame *f = &w.frames[w.nframes - 1];
+
+		if (f->next < f->nkids)
+			ret = walk_child(&w, f->next++);
+		else
+			ret = walk_pop(&w);
+	}
+	if (ret >= 0)
+		ret = walk_check_links(&w);
+	walk_release(&w);
+	if (ret < 0 && !rep->fatal)
+		report_fatal(rep, "%s", strerror(-ret));
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,80 @@
+#!/bin/bash
+# mkfs-test.sh mkfs/NAME.mkfs: build an image of the generated tree
+# (gentree.py) with mkfs.erofs and the options in NAME.mkfs, then check that
+#  - "fsck.erofs IMAGE" exits 0 and prints nothing,
+#  - "fsck.erofs --extract IMAGE" exits 0,
+#  - "fsck.erofs --manifest IMAGE" matches the tree (treemanifest.py) on
+#    path, type, mode, owner, size, sha256, rdev, nlink and hard-link group.
+# Skips (77) without mkfs.erofs: set MKFS_EROFS to use another one.
+set -u
+# shellcheck source=testlib.sh
+. "${srcdir:-$(dirname "$0")}/testlib.sh"
+
+FIELDS=1,2,3,4,5,6,8,9,10,11
+
+mkfs=${MKFS_EROFS:-$(command -v mkfs.erofs || echo /usr/sbin/mkfs.erofs)}
+if [ ! -x "$mkfs" ]; then
+	echo "SKIP: mkfs.erofs not installed (Debian package erofs-utils)"
+	exit 77
+fi
+if ! command -v "$PYTHON3" >/dev/null; then
+	echo "SKIP: python3 not found"
+	exit 77
+fi
+
+name=$(basename "$1" .mkfs)
+read -r -a mkfs_opts <<<"$(grep -v '^#' "$1" | tr '\n' ' ')"
+echo "mkfs options: ${mkfs_opts[*]:-(none)}"
+
+make_scratch
+tree=$scratch/tree
+image=$scratch/$name.erofs
+out=$scratch/out
+err=$scratch/err
+"$PYTHON3" "$srcdir/gentree.py" "$tree" || exit 99
+if ! "$mkfs" --quiet "${mkfs_opts[@]}" -T1700000000 \
+		-U 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 "$image" "$tree" \
+		>"$err" 2>&1; then
+	echo "ERROR: mkfs.erofs failed:"
+	cat "$err"
+	exit 99
+fi
+failed=0
+
+run_fsck "$out" "$err" "$image"
+status=$?
+if [ "$status" -eq 0 ] && [ ! -s "$out" ] && [ ! -s "$err" ]; then
+	echo "PASS: fsck exits 0 and prints nothing"
+else
+	echo "FAIL: fsck exits $status, output:"
+	cat "$out" "$err" | head -n 20
+	failed=1
+fi
+
+run_fsck "$out" "$err" --extract "$image"
+status=$?
+if [ "$status" -eq 0 ] && ! has_sanitizer_report "$err"; then
+	echo "PASS: --extract exits 0"
+else
+	echo "FAIL: --extract exits $status, output:"
+	cat "$out" "$err" | head -n 20
+	failed=1
+fi
+
+"$PYTHON3" "$srcdir/treemanifest.py" --fields "$FIELDS" "$tree" \
+	>"$scratch/expected" || exit 99
+run_fsck "$out" "$err" --manifest "$image"
+status=$?
+if [ "$status" -ne 0 ] || has_sanitizer_report "$err"; then
+	echo "FAIL: --manifest exits $status, output:"
+	head -n 20 "$err"
+	failed=1
+elif cut -d' ' -f"$FIELDS" "$out" | cmp -s "$scratch/expected" -; then
+	echo "PASS: --manifest matches the tree (fields $FIELDS)"
+else
+	echo "FAIL: --manifest differs from the tree (fields $FIELDS)," \
+		"diff expected actual:"
+	cut -d' ' -f"$FIELDS" "$out" | diff "$scratch/expected" - | head -n 40
+	failed=1
+fi
+exit $failed

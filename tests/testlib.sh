@@ -1,0 +1,50 @@
+# shellcheck shell=bash
+# Shared by the image test scripts (sourced, bash).
+#
+# Environment (set by tests/Makefile.am, defaults for running by hand from
+# the build's tests/ directory):
+#   srcdir   the source tests/ directory
+#   FSCK     the fsck.erofs under test
+#   PYTHON3  python3
+#   FSCK_TIMEOUT  seconds one fsck run may take (default 300)
+
+: "${srcdir:=$(dirname "$0")}"
+: "${FSCK:=../fsck/fsck.erofs}"
+: "${PYTHON3:=python3}"
+: "${FSCK_TIMEOUT:=300}"
+
+# A scratch directory in the current (build) directory, removed on exit.
+make_scratch()
+{
+	scratch=$(mktemp -d "$PWD/tmp.XXXXXX") || exit 99
+	trap 'rm -rf "$scratch"' EXIT
+}
+
+# unpack SRC.xz DEST: decompress a stored test image.
+unpack()
+{
+	"$PYTHON3" -c 'import lzma, shutil, sys
+with lzma.open(sys.argv[1]) as src, open(sys.argv[2], "wb") as dst:
+	shutil.copyfileobj(src, dst, 1 << 20)' "$1" "$2"
+}
+
+# run_fsck OUT ERR ARG...: run fsck.erofs with a time limit and return its
+# exit status; a timeout gives 124 or more, like a crash.
+run_fsck()
+{
+	local out=$1 err=$2
+	shift 2
+	timeout -k 5 "$FSCK_TIMEOUT" "$FSCK" "$@" >"$out" 2>"$err"
+}
+
+# Does this output carry a sanitizer report?
+has_sanitizer_report()
+{
+	grep -qE 'Sanitizer|runtime error:' "$@"
+}
+
+# show FILE [LINES]: print the start of a file as TAP diagnostics.
+show()
+{
+	head -n "${2:-20}" "$1" | sed 's/^/#   /'
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the command's pure parts: escaping, nid map, manifest. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "erofs/inode.h"
+#include "manifest.h"
+#include "nidmap.h"
+#include "strbuf.h"
+#include "unit.h"
+
+START_TEST(test_escape_printable)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_escape(&sb, "abc/DEF~!", 9, NULL);
+	ck_assert_str_eq(sb.s, "abc/DEF~!");
+	sb_release(&sb);
+}
+END_TEST
+
+START_TEST(test_escape_special_bytes)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char in[] = { ' ', '\\', '\n', '\0', (char)0x7f, (char)0xe9,
+			    'x' };
+
+	sb_escape(&sb, in, sizeof(in), NULL);
+	ck_assert_str_eq(sb.s, "\\x20\\x5c\\x0a\\x00\\x7f\\xe9x");
+	sb_release(&sb);
+}
+END_TEST
+
+START_TEST(test_escape_extra)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_escape(&sb, "user.a,b=c", 10, ",=");
+	ck_assert_str_eq(sb.s, "user.a\\x2cb\\x3dc");
+	sb_reset(&sb);
+	sb_escape(&sb, "a,b=c", 5, NULL);
+	ck_assert_str_eq(sb.s, "a,b=c");
+	sb_release(&sb);
+}
+END_TEST
+
+START_TEST(test_hex)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char v[] = { 0x00, 0x0f, 0xa0, 0xff };
+
+	sb_hex(&sb, v, sizeof(v));
+	ck_assert_str_eq(sb.s, "000fa0ff");
+	sb_reset(&sb);
+	sb_hex(&sb, v, 0);
+	ck_assert_uint_eq(sb.len, 0);
+	sb_release(&sb);
+}
+END_TEST
+
+START_TEST(test_addf_grows)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		sb_addf(&sb, "%04d", i);
+	ck_assert_uint_eq(sb.len, 4000);
+	ck_assert(!sb.failed);
+	ck_assert(!strncmp(sb.s + 3996, "0999", 4));
+	sb_release(&sb);
+}
+END_TEST
+
+START_TEST(test_nidmap)
+{
+	struct nidmap m;
+	uint64_t *v, nid;
+	size_t i, n = 0;
+	int added;
+
+	nidmap_init(&m, sizeof(uint64_t));
+	ck_assert_ptr_null(nidmap_find(&m, 5));
+	for (nid = 0; nid < 10000; nid++) {
+		v = nidmap_get(&m, nid * 32 | (nid & 1) << 63, &added);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(added, 1);
+		ck_assert_uint_eq(*v, 0);
+		*v = nid + 1;
+	}
+	v = nidmap_get(&m, 64, &added);
+	ck_assert_int_eq(added, 0);
+	ck_assert_uint_eq(*v, 3);
+	v = nidmap_find(&m, UINT64_MAX);
+	ck_assert_ptr_null(v);
+	v = nidmap_find(&m, 9999 * 32 | 1ULL << 63);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_eq(*v, 10000);
+	nidmap_for_each(&m, i)
+		n++;
+	ck_assert_uint_eq(n, 10000);
+	ck_assert_uint_eq(m.count, 10000);
+	nidmap_fini(&m);
+}
+END_TEST
+
+/* Print a manifest into a string. */
+static char *manifest_text(struct manifest *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(manifest_print(m, f), 0);
+	fclose(f);
+	return text;
+}
+
+START_TEST(test_manifest_order_and_groups)
+{
+	struct manifest *m = manifest_new();
+	char *text;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(manifest_add(m, "d", 1, 2, false, "d 0755", "-"), 0);
+	ck_assert_int_eq(manifest_add(m, "d/z", 3, 7, true, "f 0644 2", "-"),
+			 0);
+	ck_assert_int_eq(manifest_add(m, "", 0, 1, false, "d 0755", "-"), 0);
+	/* '-' (0x2d) sorts before '/' (0x2f): d-x comes before d/... */
+	ck_assert_int_eq(manifest_add(m, "d-x", 3, 3, false, "p 0644 1",
+				      "user.a=01"), 0);
+	ck_assert_int_eq(manifest_add_name(m, "a b", 3, 7), 0);
+	ck_assert_int_eq(manifest_add_name(m, "zz", 2, 99), -ENOENT);
+	text = manifest_text(m);
+	ck_assert_str_eq(text,
+			 ". d 0755 - -\n"
+			 "a\\x20b f 0644 2 a\\x20b -\n"
+			 "d d 0755 - -\n"
+			 "d-x p 0644 1 - user.a=01\n"
+			 "d/z f 0644 2 a\\x20b -\n");
+	free(text);
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_manifest_prefix_sorts_first)
+{
+	struct manifest *m = manifest_new();
+	char *text;
+
+	ck_assert_int_eq(manifest_add(m, "ab", 2, 1, false, "x", "-"), 0);
+	ck_assert_int_eq(manifest_add(m, "a", 1, 2, false, "x", "-"), 0);
+	ck_assert_int_eq(manifest_add(m, "a\xff", 2, 3, false, "x", "-"), 0);
+	text = manifest_text(m);
+	ck_assert_str_eq(text, "a x - -\nab x - -\na\\xff x - -\n");
+	free(text);
+	manifest_free(m);
+}
+END_TEST
+
+static void fill_inode(struct erofs_inode *inode, uint64_t nid,
+		       uint16_t mode, uint64_t size, uint32_t nlink)
+{
+	memset(inode, 0, sizeof(*inode));
+	inode->nid = nid;
+	inode->mode = mode;
+	inode->size = size;
+	inode->nlink = nlink;
+	inode->uid = 1000;
+	inode->gid = 4000000001u;
+	inode->mtime = 1650000000;
+	inode->mtime_nsec = 111;
+}
+
+START_TEST(test_manifest_inode_fields)
+{
+	struct manifest *m = manifest_new();
+	struct mf_xattrs xl = { 0 };
+	struct erofs_inode inode;
+	uint8_t digest[32];
+	char *text;
+
+	memset(digest, 0xab, sizeof(digest));
+	fill_inode(&inode, 1, 040755, 4096, 5);
+	ck_assert_int_eq(mf_xattrs_add(&xl, "user.b", 6, "\x01", 1), 0);
+	ck_assert_int_eq(mf_xattrs_add(&xl, "user.a,=", 8, "", 0), 0);
+	ck_assert_int_eq(mf_xattrs_add(&xl, "trusted.x", 9, "\0\xff", 2), 0);
+	ck_assert_int_eq(manifest_add_inode(m, "", 0, &inode, NULL, &xl), 0);
+	mf_xattrs_release(&xl);
+
+	/* EROFS stores a symlink's own mode; a listing shows 0777 */
+	fill_inode(&inode, 2, 0120644, 7, 1);
+	inode.mtime = -1;
+	inode.mtime_nsec = 500000000;
+	ck_assert_int_eq(manifest_add_inode(m, "l", 1, &inode, digest, &xl),
+			 0);
+
+	/* char 4095:1048575 in the Linux "new" encoding */
+	fill_inode(&inode, 3, 020640, 0, 1);
+	inode.rdev = 0xff | 4095u << 8 | (1048575u & ~0xffu) << 12;
+	ck_assert_int_eq(manifest_add_inode(m, "c", 1, &inode, NULL, &xl), 0);
+
+	fill_inode(&inode, 4, 0104755, 3, 2);
+	ck_assert_int_eq(manifest_add_inode(m, "f", 1, &inode, NULL, &xl), 0);
+	ck_assert_int_eq(manifest_add_name(m, "e", 1, 4), 0);
+
+	fill_inode(&inode, 5, 0140755, 0, 1);
+	ck_assert_int_eq(manifest_add_inode(m, "s", 1, &inode, NULL, &xl), 0);
+
+	text = manifest_text(m);
+	ck_assert_str_eq(text,
+		". d 0755 1000 4000000001 - 1650000000.000000111 - - - - "
+		"trusted.x=00ff,user.a\\x2c\\x3d=,user.b=01\n"
+		"c c 0640 1000 4000000001 0 1650000000.000000111 - "
+		"4095:1048575 1 - -\n"
+		"e f 4755 1000 4000000001 3 1650000000.000000111 - - 2 e -\n"
+		"f f 4755 1000 4000000001 3 1650000000.000000111 - - 2 e -\n"
+		"l l 0777 1000 4000000001 7 -1.500000000 "
+		"abababababababababababababababababababababababababababababababab"
+		" - 1 - -\n"
+		"s s 0755 1000 4000000001 0 1650000000.000000111 - - 1 - -\n");
+	free(text);
+	manifest_free(m);
+}
+END_TEST
+
+static Suite *fsck_suite(void)
+{
+	Suite *s = suite_create("fsck");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_escape_printable);
+	tcase_add_test(tc, test_escape_special_bytes);
+	tcase_add_test(tc, test_escape_extra);
+	tcase_add_test(tc, test_hex);
+	tcase_add_test(tc, test_addf_grows);
+	tcase_add_test(tc, test_nidmap);
+	tcase_add_test(tc, test_manifest_order_and_groups);
+	tcase_add_test(tc, test_manifest_prefix_sorts_first);
+	tcase_add_test(tc, test_manifest_inode_fields);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(fsck_suite());
+}
