@@ -14,14 +14,15 @@
 # crash, exit 4, exit 0 with other output) fails the test.
 #
 # Environment: EROFS_TEST_DATA (fixture images), FAULT_RUNS (runs per
-# image and command, default 120), FAULT_FSCK (fsck.erofs to test).
+# image and command, default 120), FAULT_FSCK or FSCK (fsck.erofs to
+# test).
 set -u
 
 fixtures=${EROFS_TEST_DATA:-/work/shared/fixtures}
 runs=${FAULT_RUNS:-120}
 shim=$PWD/fault/malloc_fail.so
 readall=$PWD/fault/readall
-fsck=${FAULT_FSCK:-$PWD/../fsck/fsck.erofs}
+fsck=${FAULT_FSCK:-${FSCK:-$PWD/../fsck/fsck.erofs}}
 images="lz4hc-all-fragments.erofs zstd-c64k-fragments.erofs
 	deflate-48bit-c32k.erofs lzma-default.erofs lz4hc-metabox.erofs"
 

@@ -1174,6 +1174,24 @@ static bool data_path(char *buf, size_t len, const char *env,
 	return true;
 }
 
+/*
+ * The benchmark image: EROFS_BENCH_DATA, else shared/bench beside the
+ * source tree (as CI lays it out), else the workplace's copy.
+ */
+static bool bench_path(char *buf, size_t len)
+{
+#ifdef EROFS_TEST_SHARED
+	if (!getenv("EROFS_BENCH_DATA")) {
+		snprintf(buf, len, "%s/bench/seed-48bit.erofs",
+			 EROFS_TEST_SHARED);
+		if (!access(buf, R_OK))
+			return true;
+	}
+#endif
+	return data_path(buf, len, "EROFS_BENCH_DATA", EROFS_BENCH_DATA_DIR,
+			 "seed-48bit.erofs");
+}
+
 struct nid_list {
 	uint64_t *v;
 	size_t n, cap;
@@ -1262,8 +1280,7 @@ START_TEST(test_fixtures)
 		if (data_path(path, sizeof(path), "EROFS_TEST_DATA",
 			      EROFS_TEST_DATA_DIR, names[i]))
 			files += compare_image(path);
-	if (data_path(path, sizeof(path), "EROFS_BENCH_DATA",
-		      EROFS_BENCH_DATA_DIR, "seed-48bit.erofs"))
+	if (bench_path(path, sizeof(path)))
 		files += compare_image(path);
 	fprintf(stderr, "compared %u files with sorted extent records\n",
 		files);
@@ -1279,8 +1296,7 @@ START_TEST(test_bench_targets)
 	static char buf[65536];
 	char path[512];
 
-	if (!data_path(path, sizeof(path), "EROFS_BENCH_DATA",
-		       EROFS_BENCH_DATA_DIR, "seed-48bit.erofs"))
+	if (!bench_path(path, sizeof(path)))
 		return;
 	open_path(&o, path, false);
 	ck_assert_int_eq(erofs_lookup(&o.ctx, "/large_48bit.bin", &nid), 0);
