@@ -65,7 +65,11 @@ struct z_hint {
 	/* recsz 16 and 32: the extent found last and the record after it */
 	bool found;
 	struct z_found f;
-	uint64_t checked_blk;	/* block whose records are known sorted */
+	/* one bit per block of records whose order has been checked */
+	uint64_t *checked;
+	uint64_t checked_base;	/* block of record 0 */
+	bool checked_tried;	/* no memory for the bits: checked_blk */
+	uint64_t checked_blk;
 	/* recsz 4: pcluster address at the first record of each block */
 	uint64_t *sums;
 	uint64_t nsums;
@@ -188,8 +192,10 @@ void z_erofs_hints_destroy(struct erofs_ctx *ctx)
 
 	if (!hints)
 		return;
-	for (i = 0; i < Z_HINT_SLOTS; i++)
+	for (i = 0; i < Z_HINT_SLOTS; i++) {
 		free(hints->slot[i].sums);
+		free(hints->slot[i].checked);
+	}
 	free(hints);
 	ctx->zhints = NULL;
 }
@@ -220,6 +226,7 @@ static struct z_hint *z_hint_get(struct erofs_ctx *ctx,
 			victim = h;
 	}
 	free(victim->sums);
+	free(victim->checked);
 	memset(victim, 0, sizeof(*victim));
 	victim->nid = inode->nid;
 	victim->records = inode->z.records;
@@ -469,33 +476,85 @@ static int z_found_plain(struct erofs_ctx *ctx,
 
 /* ---- sorted records: hint, interpolation, search inside a block ---- */
 
+/* Has the order of the records in block blk been checked? */
+static bool z_hint_checked(struct erofs_ctx *ctx,
+			   const struct erofs_inode *inode, struct z_hint *h,
+			   uint64_t blk)
+{
+	const struct z_erofs_info *z = &inode->z;
+	unsigned int bits = ctx->img->blkszbits;
+	uint64_t i, nblks;
+
+	if (!h)
+		return false;
+	if (!h->checked && !h->checked_tried) {
+		h->checked_tried = true;
+		h->checked_base = z->records >> bits;
+		nblks = ((z->records + z->recsz * (z->nextents - 1)) >> bits) -
+			h->checked_base + 1;
+		h->checked = calloc((nblks + 63) / 64, sizeof(*h->checked));
+		h->checked_blk = UINT64_MAX;
+	}
+	if (!h->checked)
+		return h->checked_blk == blk;
+	i = blk - h->checked_base;
+	return h->checked[i / 64] >> (i % 64) & 1;
+}
+
+static void z_hint_set_checked(struct z_hint *h, uint64_t blk)
+{
+	uint64_t i;
+
+	if (!h)
+		return;
+	h->checked_blk = blk;
+	if (h->checked) {
+		i = blk - h->checked_base;
+		h->checked[i / 64] |= 1ULL << (i % 64);
+	}
+}
+
+/* lstart of record idx of the block in hand, without the other fields. */
+static uint64_t z_ext_lstart(const struct erofs_inode *inode,
+			     const struct z_ext_blk *b, uint64_t idx)
+{
+	const uint8_t *rec = b->data + (idx - b->first) * inode->z.recsz;
+	uint64_t lstart = erofs_get32(rec + Z_EROFS_EXTENT_LSTART_LO);
+
+	if (inode->z.recsz == 32)
+		lstart |= (uint64_t)erofs_get32(rec + Z_EROFS_EXTENT_LSTART_HI)
+			  << 32;
+	return lstart;
+}
+
 /*
  * Bring in the block of record idx and check the order of all its
- * records, once per block and inode for a reader that stays in it: every
- * block a lookup reads is known sorted, not only the records it probes.
+ * records, once per block and inode: every block a lookup reads is known
+ * sorted, not only the records it probes.
  */
 static int z_sorted_hold(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			 struct z_hint *h, uint64_t idx, struct z_ext_blk *b)
 {
-	uint64_t i, prev = 0;
+	uint64_t i, lstart, prev = 0;
 	struct z_extent ext;
 	int ret;
 
 	ret = z_ext_hold(ctx, inode, idx, inode->z.nextents, b);
-	if (ret || (h && h->checked_blk == b->blk))
+	if (ret || z_hint_checked(ctx, inode, h, b->blk))
 		return ret;
 	for (i = b->first; i < b->end; i++) {
+		lstart = z_ext_lstart(inode, b, i);
+		if (lstart < inode->size && (i ? lstart > prev : !lstart)) {
+			prev = lstart;
+			continue;
+		}
 		ret = z_ext_at(ctx, inode, b, i, &ext);
 		if (ret)
 			return ret;
-		if (!i && ext.lstart)
-			return z_ext_not_zero(ctx, inode, &ext);
-		if (i > b->first && ext.lstart <= prev)
-			return z_ext_unsorted(ctx, inode, &ext);
-		prev = ext.lstart;
+		return i ? z_ext_unsorted(ctx, inode, &ext) :
+			   z_ext_not_zero(ctx, inode, &ext);
 	}
-	if (h)
-		h->checked_blk = b->blk;
+	z_hint_set_checked(h, b->blk);
 	return 0;
 }
 
