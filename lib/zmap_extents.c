@@ -32,6 +32,12 @@
 #define Z_HINT_SLOTS 4
 /* interpolated probes of a random lookup before it bisects */
 #define Z_INTERPOLATIONS 2
+/*
+ * Bounds on what a hint keeps for one table: sums of 4-byte records
+ * (every Nth block beyond this many), bits of checked blocks (none beyond).
+ */
+#define Z_SUMS_MAX (1u << 20)
+#define Z_CHECKED_MAX (1u << 26)
 
 struct z_extent {
 	uint64_t idx;
@@ -70,10 +76,11 @@ struct z_hint {
 	uint64_t checked_base;	/* block of record 0 */
 	bool checked_tried;	/* no memory for the bits: checked_blk */
 	uint64_t checked_blk;
-	/* recsz 4: pcluster address at the first record of each block */
+	/* recsz 4: address at the first record of every stride-th block */
 	uint64_t *sums;
-	uint64_t nsums;
+	uint64_t stride;
 	uint64_t valid;		/* sums computed so far */
+	bool sums_tried;
 };
 
 struct z_erofs_hints {
@@ -492,7 +499,9 @@ static bool z_hint_checked(struct erofs_ctx *ctx,
 		h->checked_base = z->records >> bits;
 		nblks = ((z->records + z->recsz * (z->nextents - 1)) >> bits) -
 			h->checked_base + 1;
-		h->checked = calloc((nblks + 63) / 64, sizeof(*h->checked));
+		if (nblks <= Z_CHECKED_MAX)
+			h->checked = calloc((nblks + 63) / 64,
+					    sizeof(*h->checked));
 		h->checked_blk = UINT64_MAX;
 	}
 	if (!h->checked)
@@ -813,51 +822,54 @@ static uint64_t z_ext4_first(const struct erofs_ctx *ctx,
 
 /*
  * The address where the records of the c-th block start: the base plus
- * all lengths before them. Computed once per inode and kept in the hint;
- * without room for it (h->sums NULL), added up again every time.
+ * all lengths before them. The sums at every stride-th block are computed
+ * once per inode and kept in the hint, so this adds up fewer than stride
+ * blocks; without room for them (h->sums NULL), all blocks before c.
  */
 static int z_ext4_block_sum(struct erofs_ctx *ctx,
 			    const struct erofs_inode *inode, struct z_hint *h,
 			    uint64_t c, uint64_t count, uint64_t *sum)
 {
 	bool keep = h && h->sums;
-	uint64_t i = keep ? h->valid - 1 : 0;
+	uint64_t stride = keep ? h->stride : 1, j = 0, blk;
 	struct z_ext_blk b;
 	int ret;
 
-	if (keep && c < h->valid) {
-		*sum = h->sums[c];
-		return 0;
+	*sum = inode->z.rec4_base;
+	if (keep) {
+		j = c / stride < h->valid ? c / stride : h->valid - 1;
+		*sum = h->sums[j];
 	}
-	*sum = keep ? h->sums[i] : inode->z.rec4_base;
-	for (; i < c; i++) {
-		ret = z_ext_hold(ctx, inode, z_ext4_first(ctx, inode, i),
+	for (blk = j * stride; blk < c; blk++) {
+		ret = z_ext_hold(ctx, inode, z_ext4_first(ctx, inode, blk),
 				 count, &b);
 		if (!ret)
 			ret = z_ext4_add(ctx, inode, &b, b.first, b.end, sum);
 		if (ret)
 			return ret;
-		if (keep) {
-			h->sums[i + 1] = *sum;
-			h->valid = i + 2;
-		}
+		/* the sum before block blk + 1 */
+		if (keep && (blk + 1) % stride == 0 &&
+		    (blk + 1) / stride == h->valid)
+			h->sums[h->valid++] = *sum;
 	}
 	return 0;
 }
 
-/* Room for one sum per block of a recsz-4 table; none is not an error. */
+/* Room for the sums of a recsz-4 table; none is not an error. */
 static void z_ext4_prepare(struct erofs_ctx *ctx,
 			   const struct erofs_inode *inode, struct z_hint *h,
 			   uint64_t count)
 {
 	unsigned int bits = ctx->img->blkszbits;
-	uint64_t records = inode->z.records;
+	uint64_t records = inode->z.records, nblks;
 
-	if (!h || h->sums)
+	if (!h || h->sums_tried)
 		return;
-	h->nsums = ((records + 4 * (count - 1)) >> bits) - (records >> bits) +
-		   1;
-	h->sums = malloc(h->nsums * sizeof(*h->sums));
+	h->sums_tried = true;
+	nblks = ((records + 4 * (count - 1)) >> bits) - (records >> bits) + 1;
+	for (h->stride = 1; nblks / h->stride >= Z_SUMS_MAX; h->stride *= 2)
+		;
+	h->sums = malloc((nblks / h->stride + 1) * sizeof(*h->sums));
 	if (!h->sums)
 		return;
 	h->sums[0] = inode->z.rec4_base;
