@@ -41,6 +41,9 @@ INCOMPAT_0PADDING, INCOMPAT_BIG_PCLUSTER = 0x1, 0x2
 INCOMPAT_CHUNKED = 0x4
 INCOMPAT_FRAGMENTS = 0x20
 INCOMPAT_48BIT = 0x80
+INCOMPAT_METABOX = 0x100
+FRAGMENT_INODE_BIT = 1 << 63
+ADVISE_EXTENTS, ADVISE_FRAGMENT = 0x1, 0x20
 FLAT_PLAIN, COMPRESSED_FULL, FLAT_INLINE = 0, 1, 2
 COMPRESSED_COMPACT, CHUNK_BASED = 3, 4
 S_IFDIR, S_IFREG, S_IFLNK = 0o040000, 0o100000, 0o120000
@@ -134,6 +137,9 @@ class Image:
             "incompat": (80, "<I", self.incompat),
             "packed_nid": (96, "<Q", 0),
             "compr_algs": (84, "<H", 0),
+            "extslots": (13, "<B", 0),
+            "root8": (112, "<Q", 0),
+            "metabox_nid": (128, "<Q", 0),
         }
         for name, value in self.sb.items():
             off, fmt, _ = fields[name]
@@ -406,6 +412,18 @@ def lz4_literals(data):
     return bytes(out) + data
 
 
+def lz4_run(n):
+    """an LZ4 block decoding to n bytes "a" (n >= 13): a literal, a match
+    at distance 1, five closing literals"""
+    match = n - 6 - 4
+    token = bytes([0x10 | min(match, 15)])
+    out = token + b"a" + struct.pack("<H", 1)
+    if match >= 15:
+        rest = match - 15
+        out += b"\xff" * (rest // 255) + bytes([rest % 255])
+    return out + bytes([0x50]) + b"aaaaa"
+
+
 def compressed_cases():
     mib = 1 << 20
     raw = b"r" * BS
@@ -470,6 +488,102 @@ def compressed_cases():
                r"lz4|decompress|decod|short|size")
 
 
+def packed_case(file_size, fragoff, packed_size, packed_header):
+    """root file "f" stored whole in the packed inode at fragoff; the
+    packed inode is COMPRESSED_FULL with packed_header as its map header"""
+    img = Image()
+    img.incompat = INCOMPAT_FRAGMENTS | INCOMPAT_0PADDING
+    root, (nid,) = root_with(img, [(b"f", 64 + 8, FT_REG)])
+    end = img.inode(nid, S_IFREG | 0o644, file_size, COMPRESSED_FULL,
+                    extended=True)
+    img.meta[end:end + 8] = struct.pack("<Q", FRAGMENT_INODE_BIT | fragoff)
+    packed = img.reserve(64 + 8 + 8 + 8)
+    end = img.inode(packed, S_IFREG | 0o644, packed_size, COMPRESSED_FULL,
+                    extended=True)
+    img.meta[end:end + len(packed_header)] = packed_header
+    img.sb["packed_nid"] = packed
+    return img.finish(root)
+
+
+def extents_file(size, nrecs, records, recsz=16, meta_size=None):
+    """COMPRESSED_FULL with encoded extents (7.12) of recsz bytes: records
+    are (plen, pstart, lstart)"""
+    advise = ADVISE_EXTENTS | {4: 0, 8: 2, 16: 4, 32: 6}[recsz]
+
+    def meta(img, addrs):
+        out = struct.pack("<IHH", nrecs & 0xFFFFFFFF, advise, nrecs >> 32)
+        # records at round_up(hpos + 8, recsz); hpos is 32-byte aligned
+        out += bytes((8 + recsz - 1) // recsz * recsz - 8)
+        for plen, pstart, lstart in records:
+            if callable(pstart):
+                pstart = pstart(img, addrs)
+            out += struct.pack("<IIIII12x", plen, pstart & 0xFFFFFFFF,
+                               pstart >> 32, lstart & 0xFFFFFFFF,
+                               lstart >> 32)[:recsz]
+        return out
+    return regular(size, COMPRESSED_FULL, u=1, meta=meta, blocks=[b"r" * BS],
+                   incompat=INCOMPAT_48BIT | INCOMPAT_0PADDING,
+                   meta_size=meta_size or 32 + recsz * len(records))
+
+
+def fragment_cases():
+    yield Case("packed inode that is itself a whole-file fragment",
+               packed_case(100, 0, 100,
+                           struct.pack("<Q", FRAGMENT_INODE_BIT)),
+               r"packed|fragment")
+    yield Case("file of 1 TiB in a packed inode of 100 bytes",
+               packed_case(1 << 40, 0, 100, struct.pack("<Q", 0)),
+               r"packed|fragment|past|beyond|size")
+    yield Case("fragment at offset 2^62 of the packed inode",
+               packed_case(100, 1 << 62, 100, struct.pack("<Q", 0)),
+               r"packed|fragment|past|beyond|size")
+
+
+def extent_cases():
+    def blk(img, a):
+        return a[0] * BS
+
+    def run8k(img, a):
+        return img.data_block(bytes(BS - len(lz4_run(2 * BS))) +
+                              lz4_run(2 * BS)) * BS
+    # (2^47 would set bit 63 of the header: a whole-file fragment)
+    yield Case("2^47 - 1 encoded extents, records past the image",
+               extents_file(1 << 40, (1 << 47) - 1,
+                            [(0x10000000 | BS, blk, 0)]),
+               r"extent|record|past|beyond|metadata")
+    yield Case("encoded extent of 1 TiB from one block",
+               extents_file((1 << 40) + 10, 2,
+                            [(BS, blk, 0), (BS, blk, 1 << 40)], recsz=32),
+               r"extent|llen|long|raw|12 MiB")
+    yield Case("encoded extents in decreasing order",
+               extents_file(3 * BS, 3, [(0x10000000 | BS, run8k, 0),
+                                        (0x10000000 | BS, run8k, 2 * BS),
+                                        (0x10000000 | BS, run8k, BS)]),
+               r"extent|lstart|increas|order|sort")
+    yield Case("encoded extent with plen of 2 MiB",
+               extents_file(BS, 1, [(0x1FFFFF, blk, 0)]),
+               r"extent|plen|1 MiB|too|past|beyond|reserved")
+    yield Case("encoded extent of 1 TiB, lstart past the end",
+               extents_file(BS, 2, [(BS, blk, 0), (BS, blk, 1 << 40)],
+                            recsz=32),
+               r"extent|lstart|size|beyond|past")
+
+
+def metabox_case(metabox_nid):
+    img = Image()
+    root, _ = root_with(img, [])
+    img.incompat = INCOMPAT_METABOX | INCOMPAT_48BIT
+    img.sb.update(extslots=1, metabox_nid=metabox_nid)
+    return img.finish(root)
+
+
+def metabox_cases():
+    yield Case("metabox nid with the metabox bit (itself)",
+               metabox_case(1 << 63), r"metabox")
+    yield Case("metabox inode past the end",
+               metabox_case(1 << 40), r"metabox|past the end|beyond")
+
+
 # ----------------------------------------------------------------- superblock
 
 def sb_case(**fields):
@@ -492,7 +606,8 @@ def superblock_cases():
 
 
 PLAN = [tree_cases, dir_cases, file_cases, symlink_cases, xattr_cases,
-        compressed_cases, superblock_cases]
+        compressed_cases, fragment_cases, extent_cases, metabox_cases,
+        superblock_cases]
 
 
 def has_asan(path):
