@@ -1,0 +1,497 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# extract-bench.sh [OPTIONS] [IMAGE...]: time fsck.erofs extraction and
+# checking on images of a tree built from this machine's files and on the
+# images given, against a reference fsck.erofs. Prints figures and ratios;
+# it never passes or fails. See bench/README.md.
+set -uo pipefail
+export LC_ALL=C
+
+here=$(cd -- "$(dirname -- "$0")" && pwd)
+top=$(dirname -- "$here")
+median_of=$here/median-of
+
+MODES_ALL="extract-dir extract check"
+UUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
+EPOCH=1700000000
+
+usage() {
+	cat <<EOF
+usage: $0 [OPTIONS] [IMAGE...]
+
+Options (environment variable in brackets):
+  --only=MODES       modes to time, from: extract-dir,extract,check [ONLY]
+  --threads=LIST     thread counts for -j (default 1,2,nproc) [THREADS]
+  --codec=LIST       only images of these codecs [CODECS]
+  --pcluster=LIST    only images of these pcluster sizes, e.g. 4k,64k [PCLUSTERS]
+  --runs=N           timed runs per row (default 5) [RUNS]
+  --images-only      do not build the tree or its images [IMAGES_ONLY=1]
+  --no-ref           do not time the reference tool [NO_REF=1]
+  --fs=TYPE          extraction target: tmpfs, ext4 or dir [FS]
+  -h, --help         this text
+
+Environment: FSCK (default \$top/fsck/fsck.erofs), REF (Debian's fsck.erofs),
+MKFS (a newer mkfs.erofs for lzma, deflate and zstd images), DEBMKFS
+(Debian's mkfs.erofs), WORK (default /dev/shm/erofs-bench), TREE_MIB
+(default 300), FS_MIB (size of the extraction filesystem, default 4096),
+SHARED (directory of default images, default \$top/../shared/bench).
+
+Without IMAGE arguments the codec-*.erofs images of SHARED are used.
+EOF
+	exit "${1:-2}"
+}
+
+die() {
+	echo "$0: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "# $*"
+}
+
+# Where a Debian package installed a program, for the reference tools.
+debian_tool() {
+	local name=$1 path
+	path=$(dpkg -L erofs-utils 2>/dev/null | grep -E "/s?bin/$name\$" | head -n1)
+	for path in $path /usr/sbin/$name /usr/bin/$name; do
+		if [ -x "$path" ]; then
+			echo "$path"
+			return
+		fi
+	done
+}
+
+abspath() {
+	case $1 in
+	/*) echo "$1" ;;
+	*) echo "$PWD/$1" ;;
+	esac
+}
+
+# "1,2,2,4" -> "1 2 4": numeric, unique, so that -j1 comes first.
+thread_list() {
+	tr ', ' '\n' <<<"$1" | grep -E '^[0-9]+$' | sort -n -u | paste -sd' '
+}
+
+in_list() {
+	local want=$1 list=$2
+	[ -z "$list" ] && return 0
+	tr ', ' '\n' <<<"$list" | grep -qx -- "$want"
+}
+
+parse_args() {
+	local arg
+	images=()
+	for arg in "$@"; do
+		case $arg in
+		--only=*) ONLY=${arg#*=} ;;
+		--threads=*) THREADS=${arg#*=} ;;
+		--codec=*) CODECS=${arg#*=} ;;
+		--pcluster=*) PCLUSTERS=${arg#*=} ;;
+		--runs=*) RUNS=${arg#*=} ;;
+		--images-only) IMAGES_ONLY=1 ;;
+		--no-ref) NO_REF=1 ;;
+		--fs=*) FS=${arg#*=} ;;
+		-h | --help) usage 0 ;;
+		-*) usage ;;
+		*) images+=("$(abspath "$arg")") ;;
+		esac
+	done
+}
+
+set_defaults() {
+	FSCK=$(abspath "${FSCK:-$top/fsck/fsck.erofs}")
+	REF=${REF:-$(debian_tool fsck.erofs)}
+	DEBMKFS=${DEBMKFS:-$(debian_tool mkfs.erofs)}
+	MKFS=${MKFS:-}
+	RUNS=${RUNS:-5}
+	WORK=${WORK:-/dev/shm/erofs-bench}
+	TREE_MIB=${TREE_MIB:-300}
+	FS_MIB=${FS_MIB:-4096}
+	IMAGES_ONLY=${IMAGES_ONLY:-0}
+	NO_REF=${NO_REF:-0}
+	ONLY=${ONLY:-extract-dir,extract,check}
+	THREADS=${THREADS:-1,2,$(nproc)}
+	CODECS=${CODECS:-}
+	PCLUSTERS=${PCLUSTERS:-}
+	SHARED=${SHARED:-$top/../shared/bench}
+	[ -d "$SHARED" ] || SHARED=/work/shared/bench
+	if [ -z "${FS:-}" ]; then
+		if [ "$(id -u)" = 0 ]; then FS=tmpfs; else FS=dir; fi
+	fi
+}
+
+check_args() {
+	local m
+	case $RUNS in
+	'' | *[!0-9]* | 0) die "RUNS must be a positive number" ;;
+	esac
+	for m in $(tr ',' ' ' <<<"$ONLY"); do
+		grep -qw -- "$m" <<<"$MODES_ALL" || die "unknown mode $m"
+	done
+	case $FS in
+	tmpfs | ext4 | dir) ;;
+	*) die "FS must be tmpfs, ext4 or dir" ;;
+	esac
+	if [ "$FS" != dir ] && [ "$(id -u)" != 0 ]; then
+		die "FS=$FS needs root; use FS=dir"
+	fi
+	[ -x "$FSCK" ] || die "no fsck.erofs at $FSCK: build it or set FSCK=path"
+	threads=$(thread_list "$THREADS")
+	[ -n "$threads" ] || die "no thread count in '$THREADS'"
+}
+
+# GNU time gives the peak RSS; install it when we may.
+find_time() {
+	TIME=/usr/bin/time
+	[ -x "$TIME" ] && return
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		note "installing the time package for peak RSS"
+		apt-get install -y -qq time >/dev/null 2>&1
+	fi
+	[ -x "$TIME" ] || { TIME=; note "no /usr/bin/time: peak RSS not measured"; }
+}
+
+# Does our fsck.erofs take -jN? Not until its thread option lands.
+probe_jobs() {
+	local out
+	out=$("$FSCK" -j1 -V 2>&1)
+	if grep -qiE "(invalid|unrecognized|unknown) option.*j" <<<"$out"; then
+		JOBS=0
+		note "$FSCK rejects -j1: timing it without -j (threads '-')"
+	else
+		JOBS=1
+	fi
+}
+
+tool_version() {
+	"$1" -V 2>&1 | head -n1
+}
+
+# --- extraction filesystem ---------------------------------------------
+
+MNT=
+LOOPDEV=
+BACKING=
+
+cleanup() {
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
+		umount "$MNT"
+	fi
+	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV"
+	[ -n "$BACKING" ] && rm -f "$BACKING"
+}
+
+setup_fs() {
+	case $FS in
+	dir)
+		MNT=$WORK/out
+		mkdir -p "$MNT"
+		note "extracting into $MNT, on the filesystem of WORK (not root or FS=dir)"
+		return ;;
+	esac
+	MNT=$WORK/mnt
+	mkdir -p "$MNT"
+	mountpoint -q "$MNT" && umount "$MNT"
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	if [ "$FS" = tmpfs ]; then
+		mount -t tmpfs -o size="${FS_MIB}m" erofs-bench "$MNT" ||
+			die "cannot mount a tmpfs on $MNT"
+		note "extracting onto a fresh tmpfs at $MNT"
+		return
+	fi
+	BACKING=/dev/shm/erofs-bench-ext4.$$.img
+	truncate -s "${FS_MIB}M" "$BACKING" || die "cannot create $BACKING"
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$BACKING" ||
+		die "mkfs.ext4 failed"
+	LOOPDEV=$(losetup -f --show "$BACKING") || die "losetup failed"
+	mount -o discard "$LOOPDEV" "$MNT" || die "cannot mount $LOOPDEV"
+	note "extracting onto a fresh ext4 on $LOOPDEV (backed by $BACKING)"
+}
+
+# --- images --------------------------------------------------------------
+
+# Codec of an image: from its name, else from the superblock bitmap
+# (feature_incompat bit COMPR_CFGS at 1024+80, algorithms at 1024+84).
+image_codec() {
+	local img=$1 name incompat algs
+	name=$(basename -- "$img")
+	case $name in
+	*lz4hc*) echo lz4hc; return ;;
+	*lz4*) echo lz4; return ;;
+	*lzma*) echo lzma; return ;;
+	*deflate*) echo deflate; return ;;
+	*zstd*) echo zstd; return ;;
+	esac
+	incompat=$(od -An -tu4 -j1104 -N4 -- "$img" 2>/dev/null | tr -d ' ')
+	algs=$(od -An -tu2 -j1108 -N2 -- "$img" 2>/dev/null | tr -d ' ')
+	if [ -z "$incompat" ] || [ -z "$algs" ]; then
+		echo "?"
+	elif ((incompat & 2)); then
+		local names=(lz4 lzma deflate zstd) out='' i
+		for i in 0 1 2 3; do
+			((algs & (1 << i))) && out=${out:+$out+}${names[i]}
+		done
+		echo "${out:-none}"
+	else
+		echo "lz4?"
+	fi
+}
+
+image_pcluster() {
+	local name
+	name=$(basename -- "$1")
+	if [[ $name =~ -([0-9]+k)[.-] ]]; then
+		echo "${BASH_REMATCH[1]}"
+	elif [[ $name =~ seed-48bit ]]; then
+		echo 32k
+	else
+		echo "?"
+	fi
+}
+
+ensure_tree() {
+	local tree=$WORK/tree have
+	have=$(awk '$1 == "target_mib" { print $2 }' "$tree.recipe" 2>/dev/null)
+	if [ "$have" = "$TREE_MIB" ] && [ -d "$tree" ]; then
+		note "reusing tree $tree ($TREE_MIB MiB recipe)"
+	else
+		rm -rf "$tree" "$tree.recipe" "$WORK"/img/tree-*
+		note "building a ${TREE_MIB} MiB tree in $tree"
+		"$here/mktree.sh" "$tree" "$TREE_MIB" | sed 's/^/# /' ||
+			die "mktree.sh failed"
+	fi
+	note "tree: $(awk '$1 == "files" || $1 == "symlinks" || $1 == "file_mib" ||
+		$1 == "listing_sha256" { printf "%s%s %s", sep, $1, $2; sep = " " }' \
+		"$tree.recipe")"
+}
+
+# Build (or reuse) WORK/img/tree-CODEC-PC.erofs with mkfs tool MK.
+build_image() {
+	local mk=$1 codec=$2 pc=$3 img cmd
+	img=$WORK/img/tree-$codec-$pc.erofs
+	cmd="$mk -z$codec -C$((${pc%k} * 1024)) -T$EPOCH -U $UUID --quiet"
+	if [ -f "$img" ] && [ "$(cat "$img.cmd" 2>/dev/null)" = "$cmd" ]; then
+		echo "$img"
+		return
+	fi
+	rm -f "$img" "$img.cmd"
+	if $cmd "$img.tmp" "$WORK/tree" >"$WORK/img/mkfs.log" 2>&1; then
+		mv "$img.tmp" "$img"
+		echo "$cmd" >"$img.cmd"
+		echo "$img"
+	else
+		rm -f "$img.tmp"
+		echo "# $cmd failed: see $WORK/img/mkfs.log" >&2
+	fi
+}
+
+collect_images() {
+	local codec pc img
+	image_list=()
+	if [ "$IMAGES_ONLY" != 1 ]; then
+		ensure_tree
+		mkdir -p "$WORK/img"
+		for codec in lz4 lz4hc; do
+			in_list "$codec" "$CODECS" || continue
+			for pc in 4k 64k; do
+				in_list "$pc" "$PCLUSTERS" || continue
+				[ -n "$DEBMKFS" ] || { note "no Debian mkfs.erofs"; break 2; }
+				img=$(build_image "$DEBMKFS" "$codec" "$pc")
+				[ -n "$img" ] && image_list+=("$img")
+			done
+		done
+		for codec in lzma deflate zstd; do
+			[ -n "$MKFS" ] || break
+			in_list "$codec" "$CODECS" || continue
+			for pc in 4k 64k; do
+				in_list "$pc" "$PCLUSTERS" || continue
+				img=$(build_image "$MKFS" "$codec" "$pc")
+				[ -n "$img" ] && image_list+=("$img")
+			done
+		done
+	fi
+	if [ ${#images[@]} -eq 0 ]; then
+		for img in "$SHARED"/codec-*.erofs; do
+			[ -f "$img" ] && images+=("$img")
+		done
+		[ ${#images[@]} -gt 0 ] &&
+			note "no IMAGE given: using the codec-*.erofs images of $SHARED"
+	fi
+	for img in "${images[@]}"; do
+		[ -r "$img" ] || die "cannot read $img"
+		in_list "$(image_codec "$img")" "$CODECS" || continue
+		in_list "$(image_pcluster "$img")" "$PCLUSTERS" || continue
+		image_list+=("$img")
+	done
+	[ ${#image_list[@]} -gt 0 ] || die "no image to time"
+}
+
+# --- timing --------------------------------------------------------------
+
+TARGET=
+
+# Run "$@" RUNS times, removing the extraction target before each run.
+# Sets m_median (seconds), m_rss (MiB, the largest of the runs) and
+# m_status ("ok" or "fail(RC)"; the first failure stops the row).
+measure() {
+	local log=$1 i rc t0 t1 kib maxkib=0
+	local -a secs=()
+	shift
+	m_median=
+	m_rss=n/a
+	m_status=ok
+	for ((i = 0; i < RUNS; i++)); do
+		rm -rf "$TARGET"
+		[ "$FS" = ext4 ] && sync
+		t0=$(date +%s%N)
+		if [ -n "$TIME" ]; then
+			"$TIME" -o "$WORK/time.out" -f %M "$@" >/dev/null 2>"$log"
+		else
+			"$@" >/dev/null 2>"$log"
+		fi
+		rc=$?
+		t1=$(date +%s%N)
+		if [ $rc -ne 0 ]; then
+			m_status="fail($rc)"
+			return
+		fi
+		secs+=("$(awk -v n=$((t1 - t0)) 'BEGIN { printf "%.4f", n / 1e9 }')")
+		if [ -n "$TIME" ]; then
+			kib=$(tail -n1 "$WORK/time.out")
+			[ "$kib" -gt "$maxkib" ] && maxkib=$kib
+		fi
+	done
+	rm -f "$log"
+	rm -rf "$TARGET"
+	m_median=$("$median_of" "${secs[@]}" | awk '{ printf "%.3f", $1 }')
+	[ -n "$TIME" ] && m_rss=$(awk -v k="$maxkib" 'BEGIN { printf "%.1f", k / 1024 }')
+}
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
+}
+
+ROWFMT="%-18s %-8s %-5s %-11s %-7s %9s %8s %7s %8s\n"
+
+row() {
+	# shellcheck disable=SC2059
+	printf "$ROWFMT" "$@"
+	printf '%s\t' "$@" | sed 's/\t$//' >>"$RESULTS"
+	echo >>"$RESULTS"
+}
+
+# The fsck.erofs arguments of a mode, into margs.
+mode_args() {
+	case $1 in
+	extract-dir) margs=("--extract=$TARGET") ;;
+	extract) margs=(--extract) ;;
+	check) margs=() ;;
+	esac
+}
+
+bench_image() {
+	local img=$1 name codec pc mode n ref_median j1_median log shown
+	local -a margs jopt
+	name=$(basename -- "$img" .erofs)
+	codec=$(image_codec "$img")
+	pc=$(image_pcluster "$img")
+	cat -- "$img" >/dev/null
+	for mode in $MODES_ALL; do
+		in_list "$mode" "$ONLY" || continue
+		mode_args "$mode"
+		ref_median=
+		if [ "$NO_REF" != 1 ] && [ -n "$REF" ]; then
+			log=$WORK/logs/$name-$mode-ref.err
+			measure "$log" "$REF" "${margs[@]}" "$img"
+			if [ "$m_status" = ok ]; then
+				ref_median=$m_median
+				row "$name" "$codec" "$pc" "$mode" ref "$m_median" \
+				    "$m_rss" - -
+			else
+				row "$name" "$codec" "$pc" "$mode" ref n/a n/a - -
+				failures+=("$log")
+			fi
+		fi
+		j1_median=
+		for n in $threads; do
+			jopt=()
+			shown=-
+			if [ "$JOBS" = 1 ]; then
+				jopt=("-j$n")
+				shown=$n
+			fi
+			log=$WORK/logs/$name-$mode-j${shown/-/none}.err
+			measure "$log" "$FSCK" "${jopt[@]}" "${margs[@]}" "$img"
+			if [ "$m_status" != ok ]; then
+				row "$name" "$codec" "$pc" "$mode" "$shown" \
+				    "$m_status" n/a - n/a
+				failures+=("$log")
+				[ "$JOBS" = 1 ] && continue
+				break
+			fi
+			[ "$n" = 1 ] && j1_median=$m_median
+			row "$name" "$codec" "$pc" "$mode" "$shown" "$m_median" \
+			    "$m_rss" \
+			    "$([ -n "$j1_median" ] && [ "$n" != 1 ] &&
+			       ratio "$j1_median" "$m_median" || echo -)" \
+			    "$([ -n "$ref_median" ] &&
+			       ratio "$ref_median" "$m_median" || echo n/a)"
+			[ "$JOBS" = 1 ] || break
+		done
+	done
+}
+
+print_header() {
+	local img
+	note "extract-bench $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n):" \
+	     "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 |
+	     sed 's/^ *//'), Linux $(uname -r)"
+	note "ours: $FSCK ($(tool_version "$FSCK"))"
+	if [ "$NO_REF" = 1 ] || [ -z "$REF" ]; then
+		note "reference: none"
+	else
+		note "reference: $REF ($(tool_version "$REF")), run without -j"
+	fi
+	note "runs per row: $RUNS; modes: $ONLY; threads:" \
+	     "$([ "$JOBS" = 1 ] && echo "$threads" || echo "none (no -j)")"
+	for img in "${image_list[@]}"; do
+		note "image $(basename -- "$img"): $(du -m --apparent-size -- "$img" |
+		     cut -f1) MiB, $img"
+	done
+	note "median s: median wall time; RSS: peak resident set of the runs;"
+	note "j1/jN: our -j1 time over this row's; ref/ours: reference time over ours (> 1: ours is faster)"
+	echo
+	# shellcheck disable=SC2059
+	printf "$ROWFMT" image codec pclu mode threads "median s" "RSS MiB" \
+	       j1/jN ref/ours
+}
+
+main() {
+	parse_args "$@"
+	set_defaults
+	check_args
+	mkdir -p "$WORK/logs" "$WORK/results"
+	RESULTS=$WORK/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
+	find_time
+	probe_jobs
+	collect_images
+	setup_fs
+	TARGET=$MNT/x
+	failures=()
+	print_header
+	for img in "${image_list[@]}"; do
+		bench_image "$img"
+	done
+	echo
+	note "results also in $RESULTS"
+	for log in "${failures[@]}"; do
+		note "failed run: $(head -n1 "$log" 2>/dev/null) (see $log)"
+	done
+	return 0
+}
+
+main "$@"

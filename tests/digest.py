@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""TAP test of --xattr-inode-digest on an image built by mkimg-digest.py:
+/good carries a correct digest, /bad a wrong one, /plain none."""
+import os
+import subprocess
+import sys
+import tempfile
+
+FSCK = os.environ.get("FSCK", "fsck.erofs")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(*args):
+    p = subprocess.run([FSCK, *args], capture_output=True, text=True,
+                       timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
+def main():
+    with tempfile.TemporaryDirectory(dir=".") as tmp:
+        img = os.path.join(tmp, "digest.erofs")
+        subprocess.run([sys.executable, os.path.join(HERE, "mkimg-digest.py"),
+                        img], check=True)
+        checks = []
+        rc, out = run(img)
+        checks.append(("plain check ignores digests", rc == 0 and not out,
+                       rc, out))
+        rc, out = run("--xattr-inode-digest", img)
+        bad = [l for l in out.splitlines() if "/bad" in l]
+        checks.append(("--xattr-inode-digest finds the bad digest",
+                       rc == 4 and len(bad) == 1 and "digest" in bad[0],
+                       rc, out))
+        checks.append(("no problem reported for /good or /plain",
+                       "/good" not in out and "/plain" not in out, rc, out))
+        rc, out = run("--manifest", img)
+        checks.append(("the digest xattr is hidden from the manifest",
+                       rc == 0 and "fingerprint" not in out, rc, out))
+    print("1..%d" % len(checks))
+    for i, (name, ok, rc, out) in enumerate(checks, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
+        if not ok:
+            for line in ("exit %d" % rc, *out.splitlines()):
+                print("#   " + line)
+
+
+main()
