@@ -505,6 +505,62 @@ def packed_case(file_size, fragoff, packed_size, packed_header):
     return img.finish(root)
 
 
+def shared_bad_fragment(nfiles):
+    """nfiles files, each stored whole in the packed inode, whose one
+    extent decodes 12 MiB of LZ4 and then fails: decoding it once per file
+    would take minutes"""
+    llen = 12 << 20
+    nlcl = llen // BS
+    names = [b"f%05d" % i for i in range(nfiles)]
+    # root directory blocks (FLAT_PLAIN), nids assigned first
+    img = Image(meta_blocks=(nfiles * 64 + nlcl * 8) // BS + 4)
+    img.incompat = INCOMPAT_FRAGMENTS | INCOMPAT_0PADDING | \
+        INCOMPAT_BIG_PCLUSTER
+    img.sb["compr_algs"] = 1
+    img.after_sb = struct.pack("<HHH10x", 14, 65535, 256)
+    root = img.reserve(32)
+    packed = img.reserve(64 + 16 + 8 * nlcl)
+    nids = [img.reserve(40) for _ in names]
+    entries = [(b".", root, FT_DIR), (b"..", root, FT_DIR)]
+    entries += [(n, nid, FT_REG) for n, nid in zip(names, nids)]
+    entries.sort(key=lambda e: e[0])
+    blocks, cur = [], []
+    for e in entries:
+        if len(dir_block(cur + [e])) > BS:
+            blocks.append(cur)
+            cur = []
+        cur.append(e)
+    blocks.append(cur)
+    first = None
+    for b in blocks:
+        addr = img.data_block(dir_block(b))
+        first = first or addr
+    size = (len(blocks) - 1) * BS + len(dir_block(blocks[-1]))
+    img.inode(root, S_IFDIR | 0o755, size, FLAT_PLAIN, u=first,
+              nlink=2)
+    for i, nid in enumerate(nids):
+        end = img.inode(nid, S_IFREG | 0o644, 100, COMPRESSED_FULL,
+                        fmt_bits=0x10, nb=0)
+        img.meta[end:end + 8] = struct.pack("<Q",
+                                            FRAGMENT_INODE_BIT | i * 100)
+    # a big pcluster (7.8): 12 MiB of LZ4 take 48 KiB at least
+    stream = lz4_run(llen - 64) + b"\x00\xff\xff"
+    nblk = (len(stream) + BS - 1) // BS
+    stream = bytes(nblk * BS - len(stream)) + stream
+    pcl = [img.data_block(stream[i:i + BS])
+           for i in range(0, len(stream), BS)][0]
+    end = img.inode(packed, S_IFREG | 0o644, llen, COMPRESSED_FULL,
+                    extended=True)
+    recs = struct.pack("<IHBB8x", 0, 0x2, 0, 0)
+    recs += struct.pack("<HHI", HEAD1, 0, pcl)
+    recs += struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, 1)
+    recs += b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047), 1)
+                     for k in range(2, nlcl))
+    img.meta[end:end + len(recs)] = recs
+    img.sb["packed_nid"] = packed
+    return img.finish(root)
+
+
 def extents_file(size, nrecs, records, recsz=16, meta_size=None):
     """COMPRESSED_FULL with encoded extents (7.12) of recsz bytes: records
     are (plen, pstart, lstart)"""
@@ -537,6 +593,8 @@ def fragment_cases():
     yield Case("fragment at offset 2^62 of the packed inode",
                packed_case(100, 1 << 62, 100, struct.pack("<Q", 0)),
                r"packed|fragment|past|beyond|size")
+    yield Case("2000 files in one broken packed extent of 12 MiB",
+               shared_bad_fragment(2000), r"lz4|packed")
 
 
 def extent_cases():
