@@ -140,6 +140,8 @@ class Image:
             "extslots": (13, "<B", 0),
             "root8": (112, "<Q", 0),
             "metabox_nid": (128, "<Q", 0),
+            "prefix_count": (91, "<B", 0),
+            "prefix_start": (92, "<I", 0),
         }
         for name, value in self.sb.items():
             off, fmt, _ = fields[name]
