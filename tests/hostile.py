@@ -212,8 +212,12 @@ def deep_tree(levels):
 
 
 def tree_cases():
-    yield Case("directory tree 100000 levels deep", deep_tree(100000),
+    deep = deep_tree(100000)
+    yield Case("directory tree 100000 levels deep", deep,
                r"nested deeper than 4096 levels")
+    yield Case("--path 5000 levels down a tree 100000 levels deep", deep,
+               r"nested deeper than 4096 levels",
+               opts=("--extract", "--path=" + "/d" * 5000))
     yield Case("directory tree 4096 levels deep (the limit)",
                deep_tree(4096), None, expect={0})
     yield Case("directory tree 4097 levels deep", deep_tree(4097),
