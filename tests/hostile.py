@@ -459,6 +459,12 @@ def compressed_cases():
                full_index([(PLAIN, 0, first)], 1 << 40, blocks=[raw]),
                r"index|past the end|beyond|size")
 
+    yield Case("compact-indexed file of 1 TiB, index past the image",
+               regular(1 << 40, COMPRESSED_COMPACT, u=1,
+                       meta=struct.pack("<IHBB", 0, 0x1, 0, 0),
+                       incompat=INCOMPAT_0PADDING),
+               r"index|past the end|beyond|size|lcluster")
+
     # lookback loops: distance 0, and past lcluster 0
     recs = [(PLAIN, 0, first), (NONHEAD, 0, (0, 1)), (PLAIN, 0, 0)]
     yield Case("NONHEAD lookback distance 0 (a loop)",
