@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """craft-seeds.py DIR: write small, valid images of what mkfs.erofs 1.5
-cannot make (make-seeds.sh covers the rest) as fuzzer seeds: DEFLATE and
-Zstandard pclusters, HEAD2 lclusters, encoded extents (48BIT), fragments
+cannot make (make-seeds.sh covers the rest) as fuzzer seeds: MicroLZMA
+(liblzma through ctypes), DEFLATE and Zstandard pclusters, HEAD2 lclusters, encoded extents (48BIT), fragments
 in a packed inode, inline (ztailpacking) pclusters, long xattr name
 prefixes with shared xattrs, directories without ".". Built with the
 image builder of tests/hostile.py; needs the zstd command for the Zstandard
 seed. With FSCK set, every seed must pass "fsck.erofs --extract".
 """
+import ctypes
+import ctypes.util
 import os
 import struct
 import subprocess
@@ -40,6 +42,40 @@ def zstd(data):
     return subprocess.run(["zstd", "-q", "-19", "--zstd=wlog=15", "--no-check", "-c"],
                           input=data, capture_output=True,
                           check=True).stdout
+
+
+class LzmaStream(ctypes.Structure):
+    """liblzma's lzma_stream"""
+    _fields_ = [("next_in", ctypes.c_void_p), ("avail_in", ctypes.c_size_t),
+                ("total_in", ctypes.c_uint64), ("next_out", ctypes.c_void_p),
+                ("avail_out", ctypes.c_size_t),
+                ("total_out", ctypes.c_uint64),
+                ("allocator", ctypes.c_void_p), ("internal", ctypes.c_void_p),
+                ("reserved", ctypes.c_byte * 128)]
+
+
+def microlzma(data):
+    """MicroLZMA (8.3) of all of data, at most one block, by liblzma's
+    lzma_microlzma_encoder (xz 5.4) through ctypes"""
+    lib = ctypes.CDLL(ctypes.util.find_library("lzma") or "liblzma.so.5")
+    opts = ctypes.create_string_buffer(512)     # lzma_options_lzma
+    if lib.lzma_lzma_preset(opts, 6):
+        raise OSError("lzma_lzma_preset failed")
+    ctypes.c_uint32.from_buffer(opts, 0).value = 1 << 16    # dict_size
+    strm = LzmaStream()
+    if lib.lzma_microlzma_encoder(ctypes.byref(strm), opts):
+        raise OSError("lzma_microlzma_encoder failed")
+    src = ctypes.create_string_buffer(data, len(data))
+    dst = ctypes.create_string_buffer(BS)
+    strm.next_in, strm.avail_in = ctypes.addressof(src), len(data)
+    strm.next_out, strm.avail_out = ctypes.addressof(dst), BS
+    ret = lib.lzma_code(ctypes.byref(strm), 3)              # LZMA_FINISH
+    used, made = strm.total_in, strm.total_out
+    lib.lzma_end(ctypes.byref(strm))
+    if ret != 1 or used != len(data):                       # LZMA_STREAM_END
+        raise OSError("MicroLZMA: %d, %d of %d bytes" % (ret, used,
+                                                          len(data)))
+    return dst.raw[:made]
 
 
 def padded(stream):
@@ -271,6 +307,7 @@ def dot_omitted_seed():
 
 
 SEEDS = {
+    "lzma": lambda: codec_seed(1, microlzma),
     "deflate": lambda: codec_seed(2, deflate),
     "zstd": lambda: codec_seed(3, zstd),
     "head2-deflate-zstd-plain": head2_seed,
