@@ -16,6 +16,8 @@
  *   bit 1  no --manifest
  *   bit 2  no --xattr-inode-digest
  *   bit 3  no -p
+ *   bit 4  the image again as its first extra device (--device)
+ *   bit 5  debugging messages (-d9)
  *
  * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
  * with -close_fd_mask=2 to silence fsck's messages as well.
@@ -46,6 +48,7 @@ static int image_fd = -1;
 static char image_path[64];
 static char extract_dir[4096];
 static char extract_opt[4096 + 16];
+static char device_opt[64 + 16];
 
 static void die(const char *what)
 {
@@ -110,6 +113,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		die("memfd_create");
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d",
 		 image_fd);
+	snprintf(device_opt, sizeof(device_opt), "--device=%s", image_path);
 	if (FUZZ_EXTRACT_DIR)
 		make_extract_dir();
 	if (getenv("FUZZ_VERBOSE"))
@@ -159,6 +163,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = "--xattr-inode-digest";
 	if (!(opts & 8))
 		argv[argc++] = "-p";
+	if (opts & 16)
+		argv[argc++] = device_opt;
+	if (opts & 32)
+		argv[argc++] = "-d9";
 	argv[argc++] = image_path;
 	argv[argc] = NULL;
 
