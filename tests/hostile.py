@@ -142,6 +142,8 @@ class Image:
             "metabox_nid": (128, "<Q", 0),
             "prefix_count": (91, "<B", 0),
             "prefix_start": (92, "<I", 0),
+            "extra_devices": (86, "<H", 0),
+            "devt_slotoff": (88, "<H", 0),
         }
         for name, value in self.sb.items():
             off, fmt, _ = fields[name]

@@ -3,7 +3,7 @@
 cannot make (make-seeds.sh covers the rest) as fuzzer seeds: MicroLZMA
 (liblzma through ctypes), DEFLATE and Zstandard pclusters, HEAD2 lclusters, encoded extents (48BIT), fragments
 in a packed inode, inline (ztailpacking) pclusters, long xattr name
-prefixes with shared xattrs, directories without ".". Built with the
+prefixes with shared xattrs, directories without ".", a device table. Built with the
 image builder of tests/hostile.py; needs the zstd command for the Zstandard
 seed. With FSCK set, every seed must pass "fsck.erofs --extract".
 """
@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(here, ".."))
 import hostile as h  # noqa: E402
 
 BS = h.BS
-INCOMPAT_COMPR_HEAD2 = 0x8
+INCOMPAT_COMPR_HEAD2 = INCOMPAT_DEVICE_TABLE = 0x8
 INCOMPAT_ZTAILPACKING = 0x10
 INCOMPAT_XATTR_PREFIXES = 0x40
 ADVISE_BIG1, ADVISE_INLINE, ADVISE_FRAGMENT = 0x2, 0x8, 0x20
@@ -306,6 +306,30 @@ def dot_omitted_seed():
     return img.finish(root)
 
 
+def multidev_seed():
+    """a device table of one extra device, which the fuzz target makes the
+    image itself (byte 0 bit 4: --device=IMAGE); 8-byte chunk indexes on
+    device 1 and on the primary device, and a hole"""
+    t = Tree(incompat=h.INCOMPAT_CHUNKED | INCOMPAT_DEVICE_TABLE)
+    t.add(b"chunks", 64 + 8 * 3)
+    nids = t.layout()
+    img = t.img
+    b0 = img.data_block(text(BS, 9))
+    b1 = img.data_block(text(BS, 10))
+    end = img.inode(nids[b"chunks"], h.S_IFREG | 0o644, 3 * BS,
+                    h.CHUNK_BASED, u=0x20, extended=True)
+    idx = struct.pack("<HHI", 0, 1, b0) + struct.pack("<HHI", 0, 0, b1)
+    idx += struct.pack("<HHI", 0, 0, h.HOLE32)
+    img.meta[end:end + len(idx)] = idx
+    # the slot right after the superblock: abs 1152 = 9 * 128
+    img.after_sb = bytes(64) + struct.pack("<II", 1 + img.meta_blocks +
+                                           len(img.data), 0) + bytes(56)
+    img.sb.update(extra_devices=1, devt_slotoff=9)
+    data = bytearray(img.finish(t.root))
+    data[0] = 0x10
+    return bytes(data)
+
+
 SEEDS = {
     "lzma": lambda: codec_seed(1, microlzma),
     "deflate": lambda: codec_seed(2, deflate),
@@ -315,6 +339,7 @@ SEEDS = {
     "fragments-ztailpacking": fragments_seed,
     "xattr-prefixes": xattr_seed,
     "dot-omitted-48bit": dot_omitted_seed,
+    "multidev-chunks": multidev_seed,
 }
 
 
@@ -328,7 +353,8 @@ def main():
         with open(path, "wb") as f:
             f.write(make())
         if fsck:
-            p = subprocess.run([fsck, "--extract", path],
+            devs = ["--device=" + path] if "multidev" in name else []
+            p = subprocess.run([fsck, "--extract"] + devs + [path],
                                capture_output=True, text=True)
             if p.returncode:
                 bad = 1
