@@ -30,7 +30,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.environ.get("srcdir", os.path.dirname(sys.argv[0]) or "."))
+sys.path.insert(0, os.environ.get("srcdir",
+                                  os.path.dirname(sys.argv[0]) or "."))
 from corrupt import crc32c_register  # noqa: E402
 
 BS = 4096

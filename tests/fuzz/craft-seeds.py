@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """craft-seeds.py DIR: write small, valid images of what mkfs.erofs 1.5
 cannot make (make-seeds.sh covers the rest) as fuzzer seeds: MicroLZMA
-(liblzma through ctypes), DEFLATE and Zstandard pclusters, HEAD2 lclusters, encoded extents (48BIT), fragments
-in a packed inode, inline (ztailpacking) pclusters, long xattr name
-prefixes with shared xattrs, directories without ".", a device table. Built with the
-image builder of tests/hostile.py; needs the zstd command for the Zstandard
-seed. With FSCK set, every seed must pass "fsck.erofs --extract".
+(liblzma through ctypes), DEFLATE and Zstandard pclusters, HEAD2
+lclusters, encoded extents (48BIT), fragments in a packed inode, inline
+(ztailpacking) pclusters, long xattr name prefixes with shared xattrs,
+directories without ".", a device table. Built with the image builder of
+tests/hostile.py; needs the zstd command for the Zstandard seed. With FSCK
+set, every seed must pass "fsck.erofs --extract".
 """
 import ctypes
 import ctypes.util
@@ -39,7 +40,8 @@ def deflate(data):
 
 
 def zstd(data):
-    return subprocess.run(["zstd", "-q", "-19", "--zstd=wlog=15", "--no-check", "-c"],
+    return subprocess.run(["zstd", "-q", "-19", "--zstd=wlog=15",
+                           "--no-check", "-c"],
                           input=data, capture_output=True,
                           check=True).stdout
 
