@@ -613,8 +613,9 @@ def fragment_cases():
     yield Case("fragment at offset 2^62 of the packed inode",
                packed_case(100, 1 << 62, 100, struct.pack("<Q", 0)),
                r"packed|fragment|past|beyond|size")
-    yield Case("2000 files in one broken packed extent of 12 MiB",
-               shared_bad_fragment(2000), r"lz4|packed")
+    yield Case("10000 files in one broken packed extent of 12 MiB, in 5 s",
+               shared_bad_fragment(10000), r"lz4|packed", timeout=5,
+               todo="the failed decode is tried again for each file")
 
 
 def extent_cases():
