@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Per-thread reading contexts: the metadata block cache, the pcluster
- * buffers and, lazily, a nested context for reads of the metabox and packed
- * inodes that happen in the middle of another read.
+ * buffers and a nested context for reads of the metabox and packed inodes
+ * that happen in the middle of another read.
+ *
+ * Everything a read needs is reserved when the context is made, so that a
+ * read does not depend on an allocation that may fail halfway: the stored
+ * bytes of the largest pcluster the image allows, room to decode extents
+ * for partial reads (an extent larger than that is the one case that
+ * allocates, and fails with a clear -ENOMEM), the nested contexts and the
+ * lookup hints.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,24 +17,76 @@
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "internal.h"
+#include "zmap_internal.h"
 
-int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img)
+/* decoded bytes reserved beyond the largest pcluster */
+#define CTX_OUTBUF_RESERVE (1u << 20)
+
+/* The largest stored pcluster of the image (7.8, 7.12). */
+static size_t ctx_pcluster_max(const struct erofs_image *img)
 {
+	uint32_t big = EROFS_FEATURE_INCOMPAT_BIG_PCLUSTER |
+		       EROFS_FEATURE_INCOMPAT_48BIT;
+	size_t lz4 = (size_t)img->lz4_max_pclusterblks << img->blkszbits;
+
+	if (!(img->feature_incompat & big))
+		return img->blksz;
+	if (!(img->feature_incompat & EROFS_FEATURE_INCOMPAT_48BIT) &&
+	    img->available_compr_algs == 1u << Z_EROFS_COMPRESSION_LZ4 &&
+	    lz4 > img->blksz && lz4 < Z_EROFS_PCLUSTER_MAX_SIZE)
+		return lz4;
+	return Z_EROFS_PCLUSTER_MAX_SIZE;
+}
+
+/* Nesting levels reads can reach: packed data may sit in the metabox. */
+static int ctx_levels(const struct erofs_image *img)
+{
+	return (img->has_packed || img->has_metabox) +
+	       (img->has_packed && img->has_metabox);
+}
+
+static int ctx_init_level(struct erofs_ctx *ctx, struct erofs_image *img,
+			  int depth)
+{
+	size_t pcluster = ctx_pcluster_max(img);
 	unsigned int i;
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->img = img;
+	ctx->depth = depth;
+	ctx->out_nid = EROFS_NO_NID;
 	erofs_err_clear(&ctx->err);
 	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
 		ctx->meta[i].tag = UINT64_MAX;
 		ctx->meta[i].data = malloc(img->blksz);
-		if (!ctx->meta[i].data) {
-			erofs_ctx_fini(ctx);
-			return -ENOMEM;
+		if (!ctx->meta[i].data)
+			goto nomem;
+	}
+	ctx->inbuf = malloc(pcluster);
+	ctx->outbuf = malloc(pcluster + CTX_OUTBUF_RESERVE);
+	if (!ctx->inbuf || !ctx->outbuf || z_erofs_hints_create(ctx))
+		goto nomem;
+	ctx->inbuf_size = pcluster;
+	ctx->outbuf_size = pcluster + CTX_OUTBUF_RESERVE;
+	if (depth < ctx_levels(img)) {
+		ctx->nested = malloc(sizeof(*ctx->nested));
+		if (!ctx->nested)
+			goto nomem;
+		if (ctx_init_level(ctx->nested, img, depth + 1)) {
+			free(ctx->nested);
+			ctx->nested = NULL;
+			goto nomem;
 		}
 	}
-	ctx->out_nid = EROFS_NO_NID;
 	return 0;
+nomem:
+	erofs_ctx_fini(ctx);
+	return -ENOMEM;
+}
+
+int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img)
+{
+	return ctx_init_level(ctx, img, 0);
 }
 
 void erofs_ctx_fini(struct erofs_ctx *ctx)
@@ -40,6 +99,7 @@ void erofs_ctx_fini(struct erofs_ctx *ctx)
 		ctx->nested = NULL;
 	}
 	erofs_decompress_fini(ctx);
+	z_erofs_hints_destroy(ctx);
 	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
 		free(ctx->meta[i].data);
 		ctx->meta[i].data = NULL;
@@ -92,16 +152,18 @@ struct erofs_ctx *erofs_ctx_nested(struct erofs_ctx *ctx)
 			    "metabox or packed inode data refers to itself");
 		return NULL;
 	}
+	/* contexts made before the packed inode was loaded have none */
 	if (!ctx->nested) {
 		ctx->nested = malloc(sizeof(*ctx->nested));
-		if (!ctx->nested || erofs_ctx_init(ctx->nested, ctx->img)) {
+		if (!ctx->nested ||
+		    ctx_init_level(ctx->nested, ctx->img, ctx->depth + 1)) {
 			free(ctx->nested);
 			ctx->nested = NULL;
 			erofs_error(&ctx->err, -ENOMEM, EROFS_NO_NID,
-				    EROFS_NO_OFFSET, "out of memory");
+				    EROFS_NO_OFFSET,
+				    "out of memory for a nested reading context");
 			return NULL;
 		}
-		ctx->nested->depth = ctx->depth + 1;
 	}
 	erofs_err_clear(&ctx->nested->err);
 	return ctx->nested;
@@ -138,6 +200,7 @@ static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 	ssize_t n;
 
 	len = size - pos < img->blksz ? (size_t)(size - pos) : img->blksz;
+	mb->len = (uint32_t)len;
 	ctx->meta_reads++;
 	if (space == EROFS_SPACE_PRIMARY)
 		return erofs_io_pread(&img->devs[0], mb->data, len, pos,
@@ -185,6 +248,30 @@ static struct erofs_meta_block *get_block(struct erofs_ctx *ctx,
 	victim->tag = tag;
 	victim->lru = ++ctx->meta_clock;
 	return victim;
+}
+
+int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
+		     uint64_t blk, const uint8_t **data, size_t *len,
+		     uint64_t nid)
+{
+	const struct erofs_image *img = ctx->img;
+	uint64_t size = erofs_space_size(img, space);
+	struct erofs_meta_block *mb;
+
+	if (blk >= erofs_div_round_up(size, img->blkszbits))
+		return erofs_error(&ctx->err, -EFSCORRUPTED, nid,
+				   EROFS_NO_OFFSET,
+				   "metadata block %llu is past the end of the %s",
+				   (unsigned long long)blk,
+				   space == EROFS_SPACE_PRIMARY ? "image" :
+				   space == EROFS_SPACE_METABOX ? "metabox" :
+								  "packed inode");
+	mb = get_block(ctx, space, blk, nid);
+	if (!mb)
+		return ctx->err.code ? ctx->err.code : -EIO;
+	*data = mb->data;
+	*len = mb->len;
+	return 0;
 }
 
 int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,

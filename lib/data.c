@@ -8,6 +8,7 @@
 
 #include "erofs/data.h"
 #include "erofs/decompress.h"
+#include "erofs/fragments.h"
 #include "internal.h"
 
 static int check_device_extent(struct erofs_ctx *ctx,
@@ -67,8 +68,6 @@ static int read_fragment(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			 size_t len)
 {
 	const struct erofs_image *img = ctx->img;
-	struct erofs_ctx *sub;
-	ssize_t n;
 
 	if (!img->has_packed ||
 	    !erofs_range_ok(map->pa, map->llen, img->packed.size))
@@ -77,19 +76,7 @@ static int read_fragment(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 				   "fragment %llu+%llu outside the packed inode",
 				   (unsigned long long)map->pa,
 				   (unsigned long long)map->llen);
-	sub = erofs_ctx_nested(ctx);
-	if (!sub)
-		return ctx->err.code;
-	n = erofs_pread(sub, &img->packed, out, len, map->pa + skip);
-	if (n < 0) {
-		erofs_ctx_take_error(ctx, sub);
-		return (int)n;
-	}
-	if ((size_t)n != len)
-		return erofs_error(&ctx->err, -EFSCORRUPTED, inode->nid,
-				   EROFS_NO_OFFSET,
-				   "short read of a fragment");
-	return 0;
+	return erofs_frag_read(ctx, inode, map->pa + skip, out, len);
 }
 
 static int read_interlaced(struct erofs_ctx *ctx,

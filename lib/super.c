@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "erofs/fragments.h"
 #include "erofs/hash.h"
 #include "internal.h"
 
@@ -605,6 +606,9 @@ int erofs_image_open(struct erofs_image **out,
 		ret = read_devices(img, sb, opts, err);
 	if (!ret)
 		ret = load_tables(img, err);
+	if (!ret)
+		ret = erofs_frag_cache_create(img, EROFS_FRAG_CACHE_BUDGET,
+					      err);
 	if (ret) {
 		erofs_image_close(img);
 		return ret;
@@ -619,6 +623,7 @@ void erofs_image_close(struct erofs_image *img)
 
 	if (!img)
 		return;
+	erofs_frag_cache_destroy(img);
 	for (i = 0; i < img->ndevs; i++)
 		erofs_io_close(&img->devs[i]);
 	if (img->xattr_prefixes)

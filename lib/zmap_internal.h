@@ -18,9 +18,15 @@
 /* h_clusterbits bits 4-6 are reserved */
 #define Z_EROFS_CLUSTERBITS_RESERVED 0x70
 
-/* First byte past the 48-bit block space (7.12). */
+/*
+ * First byte past the 48-bit block space (7.12), capped at 2^63 (64 KiB
+ * blocks would make it 2^64) so that sums of lengths checked against it
+ * cannot wrap.
+ */
 static inline uint64_t z_erofs_addr_limit(const struct erofs_image *img)
 {
+	if (img->blkszbits >= 15)
+		return 1ULL << 63;
 	return (1ULL << 48) << img->blkszbits;
 }
 
@@ -61,5 +67,9 @@ int z_erofs_init_extents(struct erofs_ctx *ctx, struct erofs_inode *inode,
 int z_erofs_map_extents(struct erofs_ctx *ctx,
 			const struct erofs_inode *inode, uint64_t pos,
 			struct erofs_map *map);
+
+/* The lookup hints of a context (ctx->zhints), made by erofs_ctx_init. */
+int z_erofs_hints_create(struct erofs_ctx *ctx);
+void z_erofs_hints_destroy(struct erofs_ctx *ctx);
 
 #endif

@@ -115,6 +115,7 @@ struct erofs_meta_block {
 };
 
 struct erofs_codec_state;
+struct z_erofs_hints;
 
 /* Per-thread reading context: error record, caches, buffers, decoders. */
 struct erofs_ctx {
@@ -124,10 +125,14 @@ struct erofs_ctx {
 	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
 	uint32_t meta_clock;
 	uint64_t meta_reads;		/* metadata blocks fetched (misses) */
-	/* encoded-extent lookups, for benchmarks */
+	/*
+	 * Encoded-extent lookups, for benchmarks. A block read is one
+	 * request for a metadata block, whether meta[] has it or not: what a
+	 * kernel reader pays a buffer lookup for.
+	 */
 	uint64_t lookups;		/* z_erofs_map calls on extents */
-	uint64_t lookup_meta_reads;	/* metadata blocks fetched by them */
-	uint64_t hint_hits;		/* served by the continuation hint */
+	uint64_t lookup_meta_reads;	/* metadata block reads by them */
+	uint64_t hint_hits;		/* served by the per-inode hint */
 
 	/* decoder contexts, created on first use and reused */
 	struct erofs_codec_state *codec[Z_EROFS_COMPRESSION_MAX];
@@ -142,13 +147,8 @@ struct erofs_ctx {
 	uint64_t out_len;
 	int depth;			/* nesting of metabox/packed reads */
 	struct erofs_ctx *nested;	/* for reads inside another read */
-	/*
-	 * zmap.c: 4-byte encoded extent records hold no address; the sum
-	 * reached by the last lookup lets sequential lookups go on from it.
-	 */
-	uint64_t z4_nid;
-	uint64_t z4_idx;		/* record index reached, 0: none */
-	uint64_t z4_pa;			/* pcluster address of that record */
+	/* zmap_extents.c: per-inode hints of encoded-extent lookups */
+	struct z_erofs_hints *zhints;
 };
 
 /*
@@ -180,6 +180,16 @@ int erofs_ctx_reserve_in(struct erofs_ctx *ctx, size_t len);
  */
 int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,
 		    uint64_t pos, void *buf, size_t len, uint64_t nid);
+
+/*
+ * Block blk of a metadata space, through the context's block cache: *data
+ * points at its *len valid bytes (a last block may be short) and stays
+ * valid until the next metadata read through ctx. Lets a caller look at
+ * many small records of one block without copying them out one by one.
+ */
+int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
+		     uint64_t blk, const uint8_t **data, size_t *len,
+		     uint64_t nid);
 
 /*
  * Read len bytes of data at byte address pa of device devid (0: unified

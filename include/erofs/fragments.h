@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fragments: file data stored in the packed inode (format 7.10), which
+ * many files share. Images with fragments and a compressed packed inode
+ * get one cache of decoded packed-inode extents, shared by every thread:
+ * a pcluster of the packed inode is decoded once however many files and
+ * threads read from it, as long as it stays in the cache. Other images
+ * have no cache and their reads take no lock.
+ *
+ * Thread safety: the cache is created at erofs_image_open() and destroyed
+ * at erofs_image_close(); in between, any number of threads may read
+ * through it at once, each with its own context.
+ */
+#ifndef EROFS_FRAGMENTS_H
+#define EROFS_FRAGMENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "erofs/error.h"
+
+struct erofs_ctx;
+struct erofs_image;
+struct erofs_inode;
+
+/* Default bound on the decoded bytes the cache keeps. */
+#define EROFS_FRAG_CACHE_BUDGET (32u << 20)
+
+struct erofs_frag_stats {
+	uint64_t hits;		/* extents found decoded */
+	uint64_t decodes;	/* extents decoded into the cache */
+	uint64_t waits;		/* readers that waited for another's decode */
+	uint64_t evictions;
+	uint64_t uncached;	/* reads that bypassed the cache */
+	size_t bytes;		/* decoded bytes held now */
+	size_t entries;
+};
+
+/*
+ * Give img a cache of at most budget decoded bytes if its reads of
+ * fragments can use one (FRAGMENTS and a compressed packed inode);
+ * otherwise leave img->frag_cache NULL. Replaces any cache img had.
+ */
+int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
+			    struct erofs_err *err);
+void erofs_frag_cache_destroy(struct erofs_image *img);
+
+/* A snapshot of the counters; all zero without a cache. */
+void erofs_frag_cache_stats(struct erofs_image *img,
+			    struct erofs_frag_stats *st);
+
+/*
+ * Read len bytes at offset off of the packed inode's data, for a fragment
+ * of inode: through the cache when the image has one, otherwise through
+ * the context's nested reader as any other file read.
+ */
+int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		    uint64_t off, void *out, size_t len);
+
+#endif

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reads of fragments, and the cache of decoded packed-inode extents that
+ * images with fragments share between threads.
+ *
+ * An entry is one extent of the packed inode, keyed by where it starts.
+ * The first reader to miss inserts it as pending and decodes it without
+ * the lock; readers of the same extent meanwhile wait for it rather than
+ * decoding it again. Readers hold a reference while they copy out, so the
+ * lock is only held to find, pin and unpin entries. Entries that nobody
+ * holds are evicted, least recently used first, to stay within the
+ * budget; pinned ones may take it over by what the readers in flight use.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "erofs/data.h"
+#include "erofs/fragments.h"
+#include "erofs/image.h"
+#include "internal.h"
+
+#define FRAG_BUCKETS 1024
+
+struct frag_entry {
+	uint64_t la;			/* extent of the packed inode */
+	uint64_t llen;
+	uint8_t *data;
+	unsigned int refs;		/* the table's own, plus readers' */
+	bool ready;
+	bool failed;
+	struct frag_entry *hnext;	/* hash chain */
+	struct frag_entry *prev, *next;	/* LRU, most recent first */
+};
+
+struct erofs_frag_cache {
+	pthread_mutex_t lock;
+	pthread_cond_t decoded;		/* an entry became ready or failed */
+	size_t budget;
+	struct frag_entry *buckets[FRAG_BUCKETS];
+	struct frag_entry lru;		/* list head */
+	struct erofs_frag_stats st;
+};
+
+static unsigned int frag_hash(uint64_t la)
+{
+	return (unsigned int)((la * 0x9e3779b97f4a7c15ULL) >> 54) %
+	       FRAG_BUCKETS;
+}
+
+static bool frag_cache_useful(const struct erofs_image *img)
+{
+	return (img->feature_incompat & EROFS_FEATURE_INCOMPAT_FRAGMENTS) &&
+	       img->has_packed && erofs_inode_is_compressed(&img->packed);
+}
+
+int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
+			    struct erofs_err *err)
+{
+	struct erofs_frag_cache *fc;
+
+	erofs_frag_cache_destroy(img);
+	if (!frag_cache_useful(img))
+		return 0;
+	fc = calloc(1, sizeof(*fc));
+	if (!fc)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory for the fragment cache");
+	if (pthread_mutex_init(&fc->lock, NULL)) {
+		free(fc);
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "cannot set up the fragment cache lock");
+	}
+	if (pthread_cond_init(&fc->decoded, NULL)) {
+		pthread_mutex_destroy(&fc->lock);
+		free(fc);
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "cannot set up the fragment cache lock");
+	}
+	fc->budget = budget;
+	fc->lru.prev = fc->lru.next = &fc->lru;
+	img->frag_cache = fc;
+	return 0;
+}
+
+static void entry_free(struct frag_entry *e)
+{
+	free(e->data);
+	free(e);
+}
+
+void erofs_frag_cache_destroy(struct erofs_image *img)
+{
+	struct erofs_frag_cache *fc = img->frag_cache;
+	struct frag_entry *e, *next;
+
+	if (!fc)
+		return;
+	for (e = fc->lru.next; e != &fc->lru; e = next) {
+		next = e->next;
+		entry_free(e);
+	}
+	pthread_cond_destroy(&fc->decoded);
+	pthread_mutex_destroy(&fc->lock);
+	free(fc);
+	img->frag_cache = NULL;
+}
+
+void erofs_frag_cache_stats(struct erofs_image *img,
+			    struct erofs_frag_stats *st)
+{
+	struct erofs_frag_cache *fc = img->frag_cache;
+
+	memset(st, 0, sizeof(*st));
+	if (!fc)
+		return;
+	pthread_mutex_lock(&fc->lock);
+	*st = fc->st;
+	pthread_mutex_unlock(&fc->lock);
+}
+
+/* ---- under the lock ---- */
+
+static struct frag_entry *frag_find(struct erofs_frag_cache *fc, uint64_t la)
+{
+	struct frag_entry *e;
+
+	for (e = fc->buckets[frag_hash(la)]; e; e = e->hnext)
+		if (e->la == la)
+			return e;
+	return NULL;
+}
+
+static void lru_unlink(struct frag_entry *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+
+static void lru_push(struct erofs_frag_cache *fc, struct frag_entry *e)
+{
+	e->next = fc->lru.next;
+	e->prev = &fc->lru;
+	fc->lru.next->prev = e;
+	fc->lru.next = e;
+}
+
+/* Take e out of the table; it is freed when its last reader lets go. */
+static void frag_remove(struct erofs_frag_cache *fc, struct frag_entry *e)
+{
+	struct frag_entry **p = &fc->buckets[frag_hash(e->la)];
+
+	while (*p != e)
+		p = &(*p)->hnext;
+	*p = e->hnext;
+	lru_unlink(e);
+	fc->st.bytes -= e->llen;
+	fc->st.entries--;
+	if (!--e->refs)
+		entry_free(e);
+}
+
+static void frag_put(struct erofs_frag_cache *fc, struct frag_entry *e)
+{
+	if (!--e->refs)
+		entry_free(e);
+}
+
+static void frag_evict(struct erofs_frag_cache *fc)
+{
+	struct frag_entry *e = fc->lru.prev, *prev;
+
+	for (; e != &fc->lru && fc->st.bytes > fc->budget; e = prev) {
+		prev = e->prev;
+		if (e->refs > 1 || !e->ready)
+			continue;
+		frag_remove(fc, e);
+		fc->st.evictions++;
+	}
+}
+
+/* A new pending entry for map, owned by the caller; NULL without memory. */
+static struct frag_entry *frag_insert(struct erofs_frag_cache *fc,
+				      const struct erofs_map *map)
+{
+	struct frag_entry *e = calloc(1, sizeof(*e));
+	unsigned int h = frag_hash(map->la);
+
+	if (e)
+		e->data = malloc((size_t)map->llen);
+	if (!e || !e->data) {
+		free(e);
+		return NULL;
+	}
+	e->la = map->la;
+	e->llen = map->llen;
+	e->refs = 2;
+	e->hnext = fc->buckets[h];
+	fc->buckets[h] = e;
+	lru_push(fc, e);
+	fc->st.bytes += e->llen;
+	fc->st.entries++;
+	frag_evict(fc);
+	return e;
+}
+
+/* ---- reading ---- */
+
+static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
+		       struct erofs_frag_cache *fc, struct frag_entry *e,
+		       const struct erofs_map *map)
+{
+	const struct erofs_inode *packed = &ctx->img->packed;
+	int ret = erofs_extent_read(sub, packed, map, 0, e->data,
+				    (size_t)map->llen);
+
+	pthread_mutex_lock(&fc->lock);
+	if (ret) {
+		e->failed = true;
+		frag_remove(fc, e);
+	} else {
+		e->ready = true;
+		fc->st.decodes++;
+	}
+	pthread_cond_broadcast(&fc->decoded);
+	pthread_mutex_unlock(&fc->lock);
+	return ret;
+}
+
+/*
+ * The decoded extent map of the packed inode, pinned, or NULL when the
+ * caller has to decode it on its own (no memory, or the decode it waited
+ * for failed). A non-zero return is the failure of our own decode.
+ */
+static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
+		    struct erofs_frag_cache *fc, const struct erofs_map *map,
+		    struct frag_entry **out)
+{
+	struct frag_entry *e;
+	int ret;
+
+	*out = NULL;
+	pthread_mutex_lock(&fc->lock);
+	e = frag_find(fc, map->la);
+	if (e && e->llen == map->llen) {
+		e->refs++;
+		if (!e->ready)
+			fc->st.waits++;
+		while (!e->ready && !e->failed)
+			pthread_cond_wait(&fc->decoded, &fc->lock);
+		if (e->ready) {
+			lru_unlink(e);
+			lru_push(fc, e);
+			fc->st.hits++;
+			*out = e;
+		} else {
+			frag_put(fc, e);
+		}
+		pthread_mutex_unlock(&fc->lock);
+		return 0;
+	}
+	e = e ? NULL : frag_insert(fc, map);
+	pthread_mutex_unlock(&fc->lock);
+	if (!e)
+		return 0;
+	ret = frag_decode(ctx, sub, fc, e, map);
+	if (ret) {
+		pthread_mutex_lock(&fc->lock);
+		frag_put(fc, e);
+		pthread_mutex_unlock(&fc->lock);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+/* Bytes [skip, skip + len) of extent map of the packed inode. */
+static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
+			    const struct erofs_map *map, uint64_t skip,
+			    uint8_t *out, size_t len)
+{
+	struct erofs_frag_cache *fc = ctx->img->frag_cache;
+	struct frag_entry *e = NULL;
+	int ret;
+
+	if (fc && map->loc != EROFS_LOC_HOLE &&
+	    map->fmt < Z_EROFS_COMPRESSION_MAX && map->llen <= fc->budget / 4) {
+		ret = frag_get(ctx, sub, fc, map, &e);
+		if (ret)
+			return ret;
+	}
+	if (!e) {
+		if (fc) {
+			pthread_mutex_lock(&fc->lock);
+			fc->st.uncached++;
+			pthread_mutex_unlock(&fc->lock);
+		}
+		return erofs_extent_read(sub, &ctx->img->packed, map, skip, out,
+					 len);
+	}
+	memcpy(out, e->data + skip, len);
+	pthread_mutex_lock(&fc->lock);
+	frag_put(fc, e);
+	pthread_mutex_unlock(&fc->lock);
+	return 0;
+}
+
+int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		    uint64_t off, void *out, size_t len)
+{
+	const struct erofs_inode *packed = &ctx->img->packed;
+	struct erofs_ctx *sub = erofs_ctx_nested(ctx);
+	uint8_t *dst = out;
+	int ret = 0;
+
+	if (!sub)
+		return ctx->err.code;
+	while (len && !ret) {
+		struct erofs_map map;
+		uint64_t skip;
+		size_t n;
+
+		ret = erofs_map(sub, packed, off, &map);
+		if (ret)
+			break;
+		skip = off - map.la;
+		n = map.llen - skip < len ? (size_t)(map.llen - skip) : len;
+		ret = frag_extent_read(ctx, sub, &map, skip, dst, n);
+		dst += n;
+		off += n;
+		len -= n;
+	}
+	if (ret) {
+		erofs_ctx_take_error(ctx, sub);
+		if (ctx->err.nid == EROFS_NO_NID)
+			ctx->err.nid = inode->nid;
+	}
+	return ret;
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fragment reads (lib/fragments.c) on the fixture images: every regular
+ * file read back, by one thread or four, matches its manifest digest; a
+ * packed-inode pcluster is decoded once however many files and threads
+ * share it; a small budget evicts and still reads right; a damaged packed
+ * pcluster fails every read that needs it, with no wrong data and no hang;
+ * images without fragments get no cache.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "erofs/data.h"
+#include "erofs/dir.h"
+#include "erofs/fragments.h"
+#include "erofs/hash.h"
+#include "erofs/image.h"
+#include "erofs/inode.h"
+#include "unit.h"
+
+#define EROFS_TEST_DATA_DIR "/work/shared/fixtures"
+
+static const char *const frag_images[] = {
+	"lz4hc-all-fragments.erofs",
+	"lz4hc-fragments.erofs",
+	"lz4hc-c64k-dedupe-fragments-ztailpacking.erofs",
+	"lz4hc-fragments-xattr-prefix.erofs",
+	"zstd-c64k-fragments.erofs",
+	"lz4hc-zD.erofs",
+};
+
+static bool fixture_path(char *buf, size_t len, const char *name)
+{
+	const char *dir = getenv("EROFS_TEST_DATA");
+
+	snprintf(buf, len, "%s/%s", dir ? dir : EROFS_TEST_DATA_DIR, name);
+	if (access(buf, R_OK)) {
+		fprintf(stderr, "skipped: %s not found\n", buf);
+		return false;
+	}
+	return true;
+}
+
+/* ---- the manifest: path and digest of every regular file ---- */
+
+struct file {
+	char path[4200];
+	char sha[65];
+};
+
+struct manifest {
+	struct file *f;
+	size_t n;
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return c - 'A' + 10;
+}
+
+/* Undo the manifest's \xHH escapes. */
+static void unescape(const char *in, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	out[o++] = '/';
+	while (*in && o + 1 < outlen) {
+		if (in[0] == '\\' && in[1] == 'x' && in[2] && in[3]) {
+			out[o++] = (char)(hexval(in[2]) << 4 | hexval(in[3]));
+			in += 4;
+		} else {
+			out[o++] = *in++;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* The manifest tests/data/index names for an image, NULL if none. */
+static FILE *manifest_from_index(const char *image)
+{
+#ifdef EROFS_TEST_SRCDATA
+	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 :
+						 image;
+	char line[1024], name[512], manifest[512], path[1200];
+	FILE *index, *fp = NULL;
+
+	snprintf(path, sizeof(path), "%s/index", EROFS_TEST_SRCDATA);
+	index = fopen(path, "r");
+	if (!index)
+		return NULL;
+	while (!fp && fgets(line, sizeof(line), index)) {
+		if (sscanf(line, "%511s %511s", name, manifest) != 2 ||
+		    strcmp(name, base))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", EROFS_TEST_SRCDATA,
+			 manifest);
+		fp = fopen(path, "r");
+	}
+	fclose(index);
+	return fp;
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * The expected manifest of an image: IMAGE.manifest beside it (in the
+ * shared fixtures, either the manifest or one line naming it), else the
+ * one tests/data/index gives.
+ */
+static FILE *manifest_open(const char *image)
+{
+	char path[1200], line[600];
+	const char *slash;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s.manifest", image);
+	fp = fopen(path, "r");
+	if (!fp) {
+		fp = manifest_from_index(image);
+		ck_assert_msg(fp != NULL, "no manifest for %s", image);
+		return fp;
+	}
+	if (!fgets(line, sizeof(line), fp) || strchr(line, ' ')) {
+		rewind(fp);
+		return fp;
+	}
+	fclose(fp);
+	line[strcspn(line, "\n")] = '\0';
+	slash = strrchr(image, '/');
+	snprintf(path, sizeof(path), "%.*s%s",
+		 slash ? (int)(slash - image + 1) : 0, image, line);
+	fp = fopen(path, "r");
+	ck_assert_msg(fp != NULL, "cannot open %s", path);
+	return fp;
+}
+
+static void manifest_load(struct manifest *m, const char *image)
+{
+	char line[16384];
+	size_t cap = 0;
+	FILE *fp = manifest_open(image);
+
+	m->f = NULL;
+	m->n = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		char *field[12], *save = NULL, *p = line;
+		unsigned int k;
+
+		for (k = 0; k < 12; k++, p = NULL) {
+			field[k] = strtok_r(p, " \n", &save);
+			if (!field[k])
+				break;
+		}
+		if (k < 12 || strcmp(field[1], "f"))
+			continue;
+		if (m->n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			m->f = realloc(m->f, cap * sizeof(*m->f));
+			ck_assert_ptr_nonnull(m->f);
+		}
+		unescape(field[0], m->f[m->n].path, sizeof(m->f[m->n].path));
+		snprintf(m->f[m->n].sha, sizeof(m->f[m->n].sha), "%s",
+			 field[7]);
+		m->n++;
+	}
+	fclose(fp);
+	ck_assert_uint_gt(m->n, 0);
+}
+
+/* ---- reading files ---- */
+
+/* 0 with the file's digest in hex, or the read's error. */
+static int read_digest(struct erofs_ctx *ctx, const char *path,
+		       char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t digest[EROFS_SHA256_LEN], buf[65536];
+	struct erofs_sha256 sha;
+	struct erofs_inode ino;
+	uint64_t nid, off = 0;
+	unsigned int i;
+	int ret;
+
+	ret = erofs_lookup(ctx, path, &nid);
+	if (!ret)
+		ret = erofs_read_inode(ctx, nid, &ino);
+	if (ret)
+		return ret;
+	erofs_sha256_init(&sha);
+	while (off < ino.size) {
+		ssize_t n = erofs_pread(ctx, &ino, buf, sizeof(buf), off);
+
+		if (n <= 0)
+			return n ? (int)n : -EIO;
+		erofs_sha256_update(&sha, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	erofs_sha256_final(&sha, digest);
+	for (i = 0; i < EROFS_SHA256_LEN; i++) {
+		hex[2 * i] = digits[digest[i] >> 4];
+		hex[2 * i + 1] = digits[digest[i] & 15];
+	}
+	hex[64] = '\0';
+	return 0;
+}
+
+struct reader {
+	struct erofs_image *img;
+	const struct manifest *m;
+	unsigned int index, stride;
+	unsigned int ok, failed, wrong;
+	char first_error[256];
+};
+
+static void *reader_run(void *arg)
+{
+	struct reader *r = arg;
+	struct erofs_ctx ctx;
+	size_t i;
+
+	if (erofs_ctx_init(&ctx, r->img)) {
+		r->failed = 1;
+		snprintf(r->first_error, sizeof(r->first_error), "ctx init");
+		return NULL;
+	}
+	for (i = r->index; i < r->m->n; i += r->stride) {
+		char hex[65];
+		int ret;
+
+		erofs_err_clear(&ctx.err);
+		ret = read_digest(&ctx, r->m->f[i].path, hex);
+		if (ret) {
+			if (!r->failed++)
+				snprintf(r->first_error,
+					 sizeof(r->first_error),
+					 "%.60s: %d %.180s",
+					 r->m->f[i].path, ret, ctx.err.msg);
+		} else if (strcmp(hex, r->m->f[i].sha)) {
+			if (!r->wrong++ && !r->failed)
+				snprintf(r->first_error,
+					 sizeof(r->first_error),
+					 "%.200s: wrong content",
+					 r->m->f[i].path);
+		} else {
+			r->ok++;
+		}
+	}
+	erofs_ctx_fini(&ctx);
+	return NULL;
+}
+
+struct totals {
+	unsigned int ok, failed, wrong;
+	char first_error[256];
+};
+
+static void read_all(struct erofs_image *img, const struct manifest *m,
+		     unsigned int threads, struct totals *t)
+{
+	struct reader r[8];
+	pthread_t tid[8];
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < threads; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].img = img;
+		r[i].m = m;
+		r[i].index = i;
+		r[i].stride = threads;
+		ck_assert_int_eq(pthread_create(&tid[i], NULL, reader_run,
+						&r[i]), 0);
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(tid[i], NULL);
+		t->ok += r[i].ok;
+		t->failed += r[i].failed;
+		t->wrong += r[i].wrong;
+		if (!t->first_error[0])
+			memcpy(t->first_error, r[i].first_error,
+			       sizeof(t->first_error));
+	}
+}
+
+static struct erofs_image *image_open(const char *path)
+{
+	struct erofs_open_opts opts = { .path = path };
+	struct erofs_image *img;
+	struct erofs_err err;
+	int ret;
+
+	erofs_err_clear(&err);
+	ret = erofs_image_open(&img, &opts, &err);
+	ck_assert_msg(!ret, "open %s: %d %s", path, ret, err.msg);
+	return img;
+}
+
+/* Compressed extents of the packed inode: what the cache may hold. */
+static unsigned int packed_extents(struct erofs_image *img)
+{
+	struct erofs_ctx ctx;
+	unsigned int n = 0;
+	uint64_t pos = 0;
+
+	ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
+	while (pos < img->packed.size) {
+		struct erofs_map m;
+
+		ck_assert_int_eq(erofs_map(&ctx, &img->packed, pos, &m), 0);
+		if (m.fmt < EROFS_FMT_SHIFTED && m.loc != EROFS_LOC_HOLE)
+			n++;
+		pos = m.la + m.llen;
+	}
+	erofs_ctx_fini(&ctx);
+	return n;
+}
+
+static void expect_all_ok(const struct manifest *m, const struct totals *t,
+			  const char *what)
+{
+	ck_assert_msg(!t->failed && !t->wrong && t->ok == m->n,
+		      "%s: %u ok, %u failed, %u wrong of %zu (%s)", what, t->ok,
+		      t->failed, t->wrong, m->n, t->first_error);
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_fragment_images)
+{
+	struct erofs_frag_stats st;
+	struct manifest m;
+	struct totals t;
+	char path[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(frag_images) / sizeof(frag_images[0]); i++) {
+		struct erofs_image *img;
+		unsigned int threads, extents;
+
+		if (!fixture_path(path, sizeof(path), frag_images[i]))
+			continue;
+		manifest_load(&m, path);
+		for (threads = 1; threads <= 4; threads += 3) {
+			img = image_open(path);
+			ck_assert_ptr_nonnull(img->frag_cache);
+			extents = packed_extents(img);
+			read_all(img, &m, threads, &t);
+			expect_all_ok(&m, &t, frag_images[i]);
+			erofs_frag_cache_stats(img, &st);
+			/* each pcluster decoded once: nothing was evicted */
+			ck_assert_uint_eq(st.evictions, 0);
+			ck_assert_uint_le(st.decodes, extents);
+			ck_assert_uint_gt(st.hits, 0);
+			ck_assert_uint_le(st.bytes, EROFS_FRAG_CACHE_BUDGET);
+			fprintf(stderr, "%s, %u threads: %llu decodes of %u extents, %llu hits, %llu waits\n",
+				frag_images[i], threads,
+				(unsigned long long)st.decodes, extents,
+				(unsigned long long)st.hits,
+				(unsigned long long)st.waits);
+
+			/* the path without a cache reads the same */
+			erofs_frag_cache_destroy(img);
+			ck_assert_ptr_null(img->frag_cache);
+			read_all(img, &m, threads, &t);
+			expect_all_ok(&m, &t, "without cache");
+			erofs_image_close(img);
+		}
+		free(m.f);
+	}
+}
+END_TEST
+
+START_TEST(test_small_budget)
+{
+	struct erofs_frag_stats st;
+	struct erofs_image *img;
+	struct erofs_err err;
+	struct manifest m;
+	struct totals t;
+	char path[512];
+
+	if (!fixture_path(path, sizeof(path), "lz4hc-all-fragments.erofs"))
+		return;
+	manifest_load(&m, path);
+	img = image_open(path);
+	erofs_err_clear(&err);
+	/* room for a few extents; larger ones bypass the cache */
+	ck_assert_int_eq(erofs_frag_cache_create(img, 512 << 10, &err), 0);
+	read_all(img, &m, 4, &t);
+	expect_all_ok(&m, &t, "512 KiB budget");
+	erofs_frag_cache_stats(img, &st);
+	ck_assert_uint_gt(st.evictions, 0);
+	ck_assert_uint_gt(st.uncached, 0);
+	ck_assert_uint_le(st.bytes, 512 << 10);
+	erofs_image_close(img);
+	free(m.f);
+}
+END_TEST
+
+START_TEST(test_no_cache_without_fragments)
+{
+	static const char *const names[] = {
+		"lz4hc-default.erofs", "lz4hc-dedupe.erofs", "zstd-48bit.erofs",
+	};
+	char path[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct erofs_image *img;
+
+		if (!fixture_path(path, sizeof(path), names[i]))
+			continue;
+		img = image_open(path);
+		ck_assert_ptr_null(img->frag_cache);
+		erofs_image_close(img);
+	}
+}
+END_TEST
+
+/* Zero the first compressed pcluster of the packed inode in a copy. */
+static void damage_copy(const char *src, char *dst, size_t dstlen)
+{
+	struct erofs_image *img = image_open(src);
+	struct erofs_ctx ctx;
+	struct erofs_map m;
+	uint64_t pos = 0;
+	char cmd[2048];
+	uint8_t *zeros;
+	FILE *fp;
+
+	ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
+	do {
+		ck_assert_uint_lt(pos, img->packed.size);
+		ck_assert_int_eq(erofs_map(&ctx, &img->packed, pos, &m), 0);
+		pos = m.la + m.llen;
+	} while (m.fmt >= EROFS_FMT_SHIFTED || m.loc != EROFS_LOC_DEVICE);
+	erofs_ctx_fini(&ctx);
+	erofs_image_close(img);
+
+	snprintf(dst, dstlen, "/tmp/test_fragments.%d.erofs", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod u+w '%s'", src, dst,
+		 dst);
+	ck_assert_int_eq(system(cmd), 0);
+	zeros = calloc(1, (size_t)m.plen);
+	fp = fopen(dst, "r+b");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(fseeko(fp, (off_t)m.pa, SEEK_SET), 0);
+	ck_assert_uint_eq(fwrite(zeros, 1, (size_t)m.plen, fp), m.plen);
+	fclose(fp);
+	free(zeros);
+}
+
+START_TEST(test_damaged_packed)
+{
+	struct erofs_image *img;
+	struct manifest m;
+	struct totals t;
+	char path[512], bad[600];
+	unsigned int threads;
+
+	if (!fixture_path(path, sizeof(path), "lz4hc-all-fragments.erofs"))
+		return;
+	manifest_load(&m, path);
+	damage_copy(path, bad, sizeof(bad));
+	for (threads = 1; threads <= 4; threads += 3) {
+		img = image_open(bad);
+		read_all(img, &m, threads, &t);
+		/* files in the damaged pcluster fail, the others read right */
+		ck_assert_uint_gt(t.failed, 0);
+		ck_assert_uint_gt(t.ok, 0);
+		ck_assert_msg(!t.wrong, "%u files with wrong content",
+			      t.wrong);
+		ck_assert_uint_eq(t.ok + t.failed, m.n);
+		ck_assert_msg(strstr(t.first_error, "zero") != NULL,
+			      "unexpected error: %s", t.first_error);
+		erofs_image_close(img);
+	}
+	unlink(bad);
+	free(m.f);
+}
+END_TEST
+
+static Suite *fragments_suite(void)
+{
+	Suite *s = suite_create("fragments");
+	TCase *tc = tcase_create("images");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_fragment_images);
+	tcase_add_test(tc, test_small_budget);
+	tcase_add_test(tc, test_no_cache_without_fragments);
+	tcase_add_test(tc, test_damaged_packed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(fragments_suite());
+}
