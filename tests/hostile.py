@@ -578,9 +578,10 @@ def shared_fragment(nfiles, broken, next=1):
         pcl = [img.data_block(stream[i:i + BS])
                for i in range(0, len(stream), BS)][0]
         recs += struct.pack("<HHI", HEAD1, 0, pcl)
-        recs += struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, 1)
-        recs += b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047), 1)
-                         for k in range(2, nlcl))
+        # delta[1]: the distance to the next HEAD, as mkfs writes it
+        recs += struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, nlcl - 1)
+        recs += b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047),
+                                     nlcl - k) for k in range(2, nlcl))
     img.meta[end:end + len(recs)] = recs
     img.sb["packed_nid"] = packed
     return img.finish(root)
@@ -737,9 +738,10 @@ def metabox_thrash(nfiles):
         pcl = [img.data_block(stream[i:i + BS])
                for i in range(0, len(stream), BS)][0]
         recs += struct.pack("<HHI", HEAD1, 0, pcl)
-        recs += struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, 1)
-        recs += b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047), 1)
-                         for k in range(2, nlcl))
+        # delta[1]: the distance to the next HEAD, as mkfs writes it
+        recs += struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, nlcl - 1)
+        recs += b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047),
+                                     nlcl - k) for k in range(2, nlcl))
     end = img.inode(mbox, S_IFREG | 0o644, 2 * llen, COMPRESSED_FULL,
                     extended=True)
     img.meta[end:end + len(recs)] = recs
