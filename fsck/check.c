@@ -5,10 +5,14 @@
 
 #include "check.h"
 #include "erofs/data.h"
+#include "erofs/decompress.h"
 #include "erofs/format.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "erofs/pool.h"
 #include "erofs/xattr.h"
+#include "extract.h"
+#include "list.h"
 #include "manifest.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
@@ -16,55 +20,141 @@
 #define DIGEST_PREFIX "sha256:"
 #define DIGEST_PREFIX_LEN 7
 
+/* Tasks printed late at most: bounds the memory of finished ones. */
+#define CHECK_MAX_PENDING 4096
+
+/* Task cost estimates for the pool, in nanoseconds. */
+#define COST_FILE_EXTRACT 20000		/* create, set metadata, close */
+#define COST_FILE_CHECK 2000
+#define COST_RAW_PER_KIB 500		/* copy (bench/calibrate) */
+#define COST_MAP_PER_KIB 2		/* map only */
+
 /* What walking one inode's data gave. */
 struct data_sum {
-	uint64_t physical;		/* stored bytes: no holes, fragments */
+	uint64_t physical;		/* stored: no holes, no fragments */
 	bool hash;
 	struct erofs_sha256 sha;
 	uint8_t digest[EROFS_SHA256_LEN];
 	bool have_digest;
+	bool target_ok;			/* symlink target in w->buf */
+	int fd;				/* extraction: the file, or -1 */
 };
 
 struct xattr_scan {
-	struct checker *ck;
+	struct fsck_worker *w;
 	bool list;			/* collect what listxattr shows */
-	struct mf_xattrs listed;
+	struct xa_list listed;
 	bool has_digest;
 	bool bad_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
 };
 
+/* -p: the stored size of a hard-linked inode, and its further names. */
+struct linked_count {
+	uint64_t physical;
+	uint64_t names;
+};
+
+/* A regular file, checked (and written) by a worker. */
+struct file_task {
+	struct checker *ck;
+	struct report rep;
+	struct report_slot slot;
+	struct erofs_inode inode;
+	struct xdir *dir;		/* where to create it, or NULL */
+	bool start;			/* the start of the walk */
+	bool started;			/* the task ran (or was skipped) */
+	bool skipped;			/* the run had stopped */
+	/* results */
+	bool data_ok;
+	bool created;
+	bool have_digest;
+	uint8_t digest[EROFS_SHA256_LEN];
+	struct xa_list xl;
+	uint64_t physical;
+	bool digest_checked;
+	size_t mf_handle;
+	size_t pathlen, rellen, namelen;
+	char path[];			/* in the image, NUL-terminated */
+};
+
 void checker_init(struct checker *ck, struct erofs_ctx *ctx,
 		  struct report *rep, const struct fsck_cfg *cfg,
-		  struct manifest *manifest)
+		  struct manifest *manifest, struct extractor *x, FILE *list)
 {
 	memset(ck, 0, sizeof(*ck));
 	ck->ctx = ctx;
 	ck->rep = rep;
 	ck->cfg = cfg;
 	ck->manifest = manifest;
-	nidmap_init(&ck->linked_physical, sizeof(uint64_t));
+	ck->x = x;
+	ck->list = list;
+	ck->decode = cfg->decode || cfg->extract_dir || cfg->digests ||
+		     manifest;
+	ck->walker.ck = ck;
+	ck->walker.ctx = ctx;
+	ck->walker.rep = rep;
+	nidmap_init(&ck->linked, sizeof(struct linked_count));
+	nidmap_init(&ck->first_names, sizeof(char *));
 }
 
 void checker_fini(struct checker *ck)
 {
-	free(ck->buf);
-	ck->buf = NULL;
-	ck->bufsize = 0;
-	nidmap_fini(&ck->linked_physical);
+	size_t i;
+
+	free(ck->walker.buf);
+	ck->walker.buf = NULL;
+	ck->walker.bufsize = 0;
+	nidmap_fini(&ck->linked);
+	nidmap_for_each(&ck->first_names, i)
+		free(*(char **)nidmap_val(&ck->first_names, i));
+	nidmap_fini(&ck->first_names);
 }
 
-static int check_reserve(struct checker *ck, size_t len)
+void *checker_worker_init(void *priv, unsigned int index)
+{
+	struct checker *ck = priv;
+	struct fsck_worker *w = calloc(1, sizeof(*w));
+
+	(void)index;
+	if (!w)
+		return NULL;
+	if (erofs_ctx_init(&w->own, ck->ctx->img)) {
+		free(w);
+		return NULL;
+	}
+	w->ck = ck;
+	w->ctx = &w->own;
+	return w;
+}
+
+void checker_worker_fini(void *priv, void *worker)
+{
+	struct fsck_worker *w = worker;
+
+	(void)priv;
+	erofs_ctx_fini(&w->own);
+	free(w->buf);
+	free(w);
+}
+
+void checker_set_pool(struct checker *ck, struct erofs_pool *pool)
+{
+	ck->pool = pool;
+	ck->rep->threaded = erofs_pool_threads(pool) > 0;
+}
+
+static int check_reserve(struct fsck_worker *w, size_t len)
 {
 	uint8_t *buf;
 
-	if (len <= ck->bufsize)
+	if (len <= w->bufsize)
 		return 0;
-	buf = realloc(ck->buf, len);
+	buf = realloc(w->buf, len);
 	if (!buf)
 		return -ENOMEM;
-	ck->buf = buf;
-	ck->bufsize = len;
+	w->buf = buf;
+	w->bufsize = len;
 	return 0;
 }
 
@@ -78,12 +168,12 @@ static uint64_t inode_offset(const struct erofs_inode *inode)
  * Report the context's error record. Returns 1 when the inode could not
  * be checked any further, or the negative errno that stops everything.
  */
-static int check_lib_error(struct checker *ck, const struct fsck_loc *loc,
+static int check_lib_error(struct fsck_worker *w, const struct fsck_loc *loc,
 			   int code)
 {
-	int ret = report_lib_error(ck->rep, loc, &ck->ctx->err, code);
+	int ret = report_lib_error(w->rep, loc, &w->ctx->err, code);
 
-	erofs_err_clear(&ck->ctx->err);
+	erofs_err_clear(&w->ctx->err);
 	return ret < 0 ? ret : 1;
 }
 
@@ -99,12 +189,59 @@ static void hash_zeros(struct data_sum *ds, uint64_t len)
 	}
 }
 
+/* Hash and write decoded bytes at file offset off. */
+static int check_consume(struct fsck_worker *w, const struct fsck_loc *loc,
+			 struct data_sum *ds, const uint8_t *buf, size_t len,
+			 uint64_t off)
+{
+	if (ds->hash)
+		erofs_sha256_update(&ds->sha, buf, len);
+	if (ds->fd < 0)
+		return 0;
+	return extract_file_write(w->ck->x, w->rep, loc, ds->fd, buf, len,
+				  off);
+}
+
+/* check_copy_extent(): use read and write instead */
+#define CHECK_NO_COPY 2
+
+/*
+ * Extraction of stored bytes with nothing to hash: copy them from the
+ * image file to the file in the kernel. 0 done, 1 problem reported,
+ * CHECK_NO_COPY, or a negative errno.
+ */
+static int check_copy_extent(struct fsck_worker *w,
+			     const struct erofs_inode *inode,
+			     const struct erofs_map *map, uint64_t skip,
+			     uint64_t len, struct data_sum *ds,
+			     const struct fsck_loc *loc)
+{
+	const struct erofs_device *dev;
+	uint64_t fileoff;
+	unsigned int id;
+	int ret;
+
+	if (ds->fd < 0 || ds->hash || map->loc != EROFS_LOC_DEVICE ||
+	    map->fmt != EROFS_FMT_SHIFTED || map->llen > map->plen ||
+	    len > SIZE_MAX)
+		return CHECK_NO_COPY;
+	ret = erofs_dev_resolve(w->ctx, map->device, map->pa + skip, len, &id,
+				&fileoff, inode->nid);
+	if (ret < 0)
+		return check_lib_error(w, loc, ret);
+	dev = &w->ctx->img->devs[id];
+	ret = extract_file_copy(w->ck->x, w->rep, loc, ds->fd, dev->fd,
+				dev->offset + fileoff, (size_t)len,
+				map->la + skip);
+	return ret > 0 ? CHECK_NO_COPY : ret;
+}
+
 /*
  * Decode bytes [skip, skip + len) of an extent. Pclusters are decoded
  * whole, so that the library checks their exact decoded length; flat data
  * and fragments are read in pieces.
  */
-static int check_read_extent(struct checker *ck,
+static int check_read_extent(struct fsck_worker *w,
 			     const struct erofs_inode *inode,
 			     const struct erofs_map *map, uint64_t skip,
 			     uint64_t len, struct data_sum *ds,
@@ -119,37 +256,41 @@ static int check_read_extent(struct checker *ck,
 			hash_zeros(ds, len);
 		return 0;
 	}
+	ret = check_copy_extent(w, inode, map, skip, len, ds, loc);
+	if (ret != CHECK_NO_COPY)
+		return ret;
 	if (erofs_inode_is_compressed(inode) &&
 	    map->loc != EROFS_LOC_FRAGMENT) {
 		if (map->llen > Z_EROFS_PCLUSTER_MAX_DSIZE) {
-			report_problem(ck->rep, loc,
+			report_problem(w->rep, loc,
 				       "extent at file offset %llu decodes to %llu bytes, more than %u",
 				       (unsigned long long)map->la,
 				       (unsigned long long)map->llen,
 				       Z_EROFS_PCLUSTER_MAX_DSIZE);
 			return 1;
 		}
-		if (check_reserve(ck, map->llen))
+		if (check_reserve(w, map->llen))
 			return -ENOMEM;
-		ret = erofs_extent_read(ck->ctx, inode, map, 0, ck->buf,
+		ret = erofs_extent_read(w->ctx, inode, map, 0, w->buf,
 					map->llen);
 		if (ret < 0)
-			return check_lib_error(ck, loc, ret);
-		if (ds->hash)
-			erofs_sha256_update(&ds->sha, ck->buf + skip, len);
-		return 0;
+			return check_lib_error(w, loc, ret);
+		return check_consume(w, loc, ds, w->buf + skip, len,
+				     map->la + skip);
 	}
 	for (done = 0; done < len; done += n) {
 		n = len - done < CHECK_PIECE_SIZE ? len - done :
 						    CHECK_PIECE_SIZE;
-		if (check_reserve(ck, n))
+		if (check_reserve(w, n))
 			return -ENOMEM;
-		ret = erofs_extent_read(ck->ctx, inode, map, skip + done,
-					ck->buf, n);
+		ret = erofs_extent_read(w->ctx, inode, map, skip + done,
+					w->buf, n);
 		if (ret < 0)
-			return check_lib_error(ck, loc, ret);
-		if (ds->hash)
-			erofs_sha256_update(&ds->sha, ck->buf, n);
+			return check_lib_error(w, loc, ret);
+		ret = check_consume(w, loc, ds, w->buf, n,
+				    map->la + skip + done);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -161,32 +302,37 @@ static int check_read_extent(struct checker *ck,
  * With decode, read them too. Returns 0, 1 (problem reported) or a
  * negative errno.
  */
-static int check_extents(struct checker *ck, const struct erofs_inode *inode,
+static int check_extents(struct fsck_worker *w, const struct erofs_inode *inode,
 			 const struct fsck_loc *loc, bool decode,
 			 struct data_sum *ds)
 {
-	uint64_t pos = 0, end;
+	struct progress_counters *pc = &w->ck->pc;
+	uint64_t pos = 0, end, stored;
 	struct erofs_map map;
 	int ret;
 
 	if (erofs_inode_is_compressed(inode)) {
-		ret = z_erofs_check_index(ck->ctx, inode);
+		ret = z_erofs_check_index(w->ctx, inode);
 		if (ret < 0)
-			return check_lib_error(ck, loc, ret);
+			return check_lib_error(w, loc, ret);
 	}
 	while (pos < inode->size) {
-		ret = erofs_map(ck->ctx, inode, pos, &map);
+		ret = erofs_map(w->ctx, inode, pos, &map);
 		if (ret < 0)
-			return check_lib_error(ck, loc, ret);
+			return check_lib_error(w, loc, ret);
 		end = map.la + map.llen;
+		stored = 0;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
-			ds->physical += map.plen;
+			stored = map.plen;
+		ds->physical += stored;
 		if (decode) {
-			ret = check_read_extent(ck, inode, &map, pos - map.la,
+			ret = check_read_extent(w, inode, &map, pos - map.la,
 						end - pos, ds, loc);
 			if (ret)
 				return ret;
 		}
+		__atomic_add_fetch(&pc->bytes, end - pos, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&pc->stored, stored, __ATOMIC_RELAXED);
 		pos = end;
 	}
 	return 0;
@@ -199,24 +345,28 @@ static uint64_t blocks_of(const struct checker *ck, uint64_t bytes)
 	return (bytes >> bits) + !!(bytes & ((1ULL << bits) - 1));
 }
 
-static int check_symlink(struct checker *ck, const struct erofs_inode *inode,
+/* Read a symlink target into w->buf, NUL-terminated. */
+static int check_symlink(struct fsck_worker *w,
+			 const struct erofs_inode *inode,
 			 const struct fsck_loc *loc, struct data_sum *ds)
 {
 	ssize_t n;
 
 	/* erofs_read_inode() bounds the size to 1..4095: no short reads */
-	if (check_reserve(ck, inode->size))
+	if (check_reserve(w, inode->size + 1))
 		return -ENOMEM;
-	n = erofs_pread(ck->ctx, inode, ck->buf, inode->size, 0);
+	n = erofs_pread(w->ctx, inode, w->buf, inode->size, 0);
 	if (n < 0)
-		return check_lib_error(ck, loc, (int)n);
-	if (memchr(ck->buf, '\0', inode->size)) {
-		report_problem(ck->rep, loc,
+		return check_lib_error(w, loc, (int)n);
+	w->buf[inode->size] = '\0';
+	if (memchr(w->buf, '\0', inode->size)) {
+		report_problem(w->rep, loc,
 			       "symlink target contains a NUL byte");
 		return 1;
 	}
+	ds->target_ok = true;
 	if (ds->hash)
-		erofs_sha256_update(&ds->sha, ck->buf, inode->size);
+		erofs_sha256_update(&ds->sha, w->buf, inode->size);
 	return 0;
 }
 
@@ -246,7 +396,7 @@ static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 {
 	struct xattr_scan *xs = arg;
 
-	if (is_digest_xattr(xs->ck->ctx->img, xa)) {
+	if (is_digest_xattr(xs->w->ctx->img, xa)) {
 		xs->has_digest = true;
 		if (xa->value_len != DIGEST_PREFIX_LEN + EROFS_SHA256_LEN ||
 		    memcmp(xa->value, DIGEST_PREFIX, DIGEST_PREFIX_LEN))
@@ -258,37 +408,45 @@ static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 	}
 	if (!xs->list || !xattr_listed(xa))
 		return 0;
-	return mf_xattrs_add(&xs->listed, xa->name, xa->namelen, xa->value,
-			     xa->value_len);
+	return xa_list_add(&xs->listed, xa);
 }
 
-static int check_xattrs(struct checker *ck, const struct erofs_inode *inode,
+/* 0, 1 (problem reported, no xattrs kept) or a negative errno. */
+static int check_xattrs(struct fsck_worker *w, const struct erofs_inode *inode,
 			const struct fsck_loc *loc, struct xattr_scan *xs)
 {
 	int ret;
 
-	ret = erofs_xattr_iterate(ck->ctx, inode, EROFS_XATTR_HIDDEN,
+	ret = erofs_xattr_iterate(w->ctx, inode, EROFS_XATTR_HIDDEN,
 				  xattr_collect, xs);
-	if (ret < 0)
-		return check_lib_error(ck, loc, ret);
+	if (ret < 0) {
+		xa_list_release(&xs->listed);
+		return check_lib_error(w, loc, ret);
+	}
 	return 0;
 }
 
-static int check_file(struct checker *ck, const struct erofs_inode *inode,
-		      const struct fsck_loc *loc, const struct xattr_scan *xs,
-		      struct data_sum *ds)
+static bool check_wants_xattrs(const struct checker *ck)
 {
+	return ck->manifest || (ck->x && ck->cfg->xattrs);
+}
+
+static int check_file(struct fsck_worker *w, const struct erofs_inode *inode,
+		      const struct fsck_loc *loc, const struct xattr_scan *xs,
+		      struct data_sum *ds, bool *digest_checked)
+{
+	const struct checker *ck = w->ck;
 	bool digest = ck->cfg->digests && xs->has_digest;
 	int ret;
 
 	if (digest && xs->bad_digest) {
-		report_problem(ck->rep, loc,
+		report_problem(w->rep, loc,
 			       "digest xattr is not \"sha256:\" and %u bytes",
 			       EROFS_SHA256_LEN);
 		digest = false;
 	}
 	ds->hash = ck->manifest || digest;
-	ret = check_extents(ck, inode, loc, ck->cfg->decode || ds->hash, ds);
+	ret = check_extents(w, inode, loc, ck->decode, ds);
 	if (ret)
 		return ret;
 	if (ds->hash) {
@@ -297,24 +455,24 @@ static int check_file(struct checker *ck, const struct erofs_inode *inode,
 	}
 	if (!digest)
 		return 0;
-	ck->digests_checked++;
+	*digest_checked = true;
 	if (memcmp(ds->digest, xs->digest, EROFS_SHA256_LEN))
-		report_problem(ck->rep, loc,
+		report_problem(w->rep, loc,
 			       "content does not match its sha256 digest xattr");
 	return 0;
 }
 
-static int check_link_target(struct checker *ck,
+static int check_link_target(struct fsck_worker *w,
 			     const struct erofs_inode *inode,
 			     const struct fsck_loc *loc, struct data_sum *ds)
 {
 	int ret;
 
-	ret = check_extents(ck, inode, loc, false, ds);
+	ret = check_extents(w, inode, loc, false, ds);
 	if (ret)
 		return ret;
-	ds->hash = ck->manifest;
-	ret = check_symlink(ck, inode, loc, ds);
+	ds->hash = w->ck->manifest;
+	ret = check_symlink(w, inode, loc, ds);
 	if (ret || !ds->hash)
 		return ret;
 	erofs_sha256_final(&ds->sha, ds->digest);
@@ -322,106 +480,438 @@ static int check_link_target(struct checker *ck,
 	return 0;
 }
 
-/* Count a name of an inode for -p; 0 or -ENOMEM. */
+/* -p: count the first name of an inode. 0 or -ENOMEM. */
 static int check_count_blocks(struct checker *ck,
-			      const struct erofs_inode *inode, bool first,
+			      const struct erofs_inode *inode,
 			      uint64_t physical)
 {
-	uint64_t *stored;
+	struct linked_count *lc;
 	int added;
 
 	if (!ck->cfg->ratio)
 		return 0;
-	if (first && inode->nlink > 1 && !S_ISDIR(inode->mode)) {
-		stored = nidmap_get(&ck->linked_physical, inode->nid, &added);
-		if (!stored)
+	if (inode->nlink > 1 && !S_ISDIR(inode->mode)) {
+		lc = nidmap_get(&ck->linked, inode->nid, &added);
+		if (!lc)
 			return -ENOMEM;
-		*stored = physical;
-	} else if (!first) {
-		stored = nidmap_find(&ck->linked_physical, inode->nid);
-		if (!stored)
-			return 0;
-		physical = *stored;
+		lc->physical = physical;
 	}
 	ck->logical_blocks += blocks_of(ck, inode->size);
 	ck->physical_blocks += blocks_of(ck, physical);
 	return 0;
 }
 
-/* Map (and maybe decode) the data of an inode; count it for -p. */
-static int check_data(struct checker *ck, const struct erofs_inode *inode,
-		      const struct fsck_loc *loc, const struct xattr_scan *xs,
-		      struct data_sum *ds)
+static void check_loc(struct fsck_loc *loc, const char *path, size_t pathlen,
+		      const struct erofs_inode *inode)
 {
+	loc->label = NULL;
+	loc->path = path;
+	loc->pathlen = pathlen;
+	loc->nid = inode->nid;
+	loc->offset = inode_offset(inode);
+}
+
+/* Listing */
+
+static const char *check_first_name(struct checker *ck, uint64_t nid)
+{
+	char **p = nidmap_find(&ck->first_names, nid);
+
+	return p ? *p : NULL;
+}
+
+static int check_list(struct checker *ck, const struct walk_entry *e,
+		      const char *target)
+{
+	const char *first = NULL;
+	char **p;
+	int added;
+
+	if (!ck->list)
+		return 0;
+	if (!e->first)
+		first = check_first_name(ck, e->nid);
+	else if (e->inode->nlink > 1 && !S_ISDIR(e->inode->mode)) {
+		p = nidmap_get(&ck->first_names, e->nid, &added);
+		if (!p)
+			return -ENOMEM;
+		*p = strndup(e->rel, e->rellen);
+		if (!*p)
+			return -ENOMEM;
+	}
+	return list_entry(ck->list, e, target, first);
+}
+
+/* Regular files: tasks */
+
+static uint64_t file_cost(const struct checker *ck,
+			  const struct erofs_inode *inode)
+{
+	uint64_t kib = inode->size >> 10, per = COST_RAW_PER_KIB;
+	const struct erofs_codec *codec;
+
+	if (!ck->decode)
+		return COST_FILE_CHECK + kib * COST_MAP_PER_KIB;
+	if (erofs_inode_is_compressed(inode)) {
+		codec = erofs_codec_get(inode->z.algs[0]);
+		if (codec)
+			per = codec->cost_ns_per_kib;
+	}
+	return (ck->x ? COST_FILE_EXTRACT : COST_FILE_CHECK) + kib * per;
+}
+
+static const char *task_name(const struct file_task *t)
+{
+	if (t->start)
+		return NULL;
+	return t->path + t->pathlen - t->namelen;
+}
+
+/* Create, check, decode and write; 0, 1 (problem) or a negative errno. */
+static int file_task_work(struct fsck_worker *w, struct file_task *t)
+{
+	struct checker *ck = w->ck;
+	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
+	struct data_sum ds = { .fd = -1 };
+	struct fsck_loc loc;
+	int ret;
+
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	erofs_sha256_init(&ds.sha);
+	ret = check_xattrs(w, &t->inode, &loc, &xs);
+	if (ret < 0)
+		return ret;
+	if (t->dir) {
+		ds.fd = extract_file_create(ck->x, w->rep, &loc, t->dir,
+					    task_name(t), &t->inode);
+		if (ds.fd < -1)
+			ret = ds.fd;
+	}
+	if (ret >= 0)
+		ret = check_file(w, &t->inode, &loc, &xs, &ds,
+				 &t->digest_checked);
+	t->data_ok = !ret;
+	if (ds.fd >= 0) {
+		if (ret)
+			extract_file_abort(ck->x, t->dir, task_name(t), ds.fd);
+		else if ((ret = extract_file_commit(ck->x, w->rep, &loc,
+						    t->dir, task_name(t),
+						    ds.fd, &t->inode,
+						    &xs.listed)) >= 0)
+			t->created = true;
+	}
+	t->physical = ds.physical;
+	t->have_digest = ds.have_digest;
+	memcpy(t->digest, ds.digest, sizeof(t->digest));
+	t->xl = xs.listed;
+	return ret;
+}
+
+static int file_task_run(void *worker, void *arg)
+{
+	struct fsck_worker *w = worker;
+	struct file_task *t = arg;
+	struct checker *ck = w->ck;
+	int ret = 0;
+
+	t->started = true;
+	w->rep = &t->rep;
+	if (erofs_pool_stopped(ck->pool))
+		t->skipped = true;
+	else
+		ret = file_task_work(w, t);
+	if (ret == -ENOMEM && !t->rep.fatal)
+		report_fatal(&t->rep, "out of memory");
+	extract_file_end(ck->x, t->dir);
+	w->rep = NULL;
+	/* the walker may free t from here on */
+	report_task_done(ck->rep, &t->rep);
+	return ret < 0 ? ret : 0;
+}
+
+static void file_task_free(struct file_task *t)
+{
+	xa_list_release(&t->xl);
+	free(t);
+}
+
+/* Walker, in walk order: take the results of a finished task. */
+static void file_task_complete(void *arg)
+{
+	struct file_task *t = arg;
+	struct checker *ck = t->ck;
+	struct mf_xattrs mx = { 0 };
+	size_t i;
+	int ret = 0;
+
+	if (t->skipped || !t->started) {
+		file_task_free(t);
+		return;
+	}
+	ck->stats.stored += t->physical;
+	ck->digests_checked += t->digest_checked;
+	if (ck->x && t->inode.nlink > 1)
+		extract_file_status(ck->x, t->inode.nid, t->created);
+	if (check_count_blocks(ck, &t->inode, t->physical))
+		ret = -ENOMEM;
+	for (i = 0; ck->manifest && !ret && i < t->xl.n; i++)
+		ret = mf_xattrs_add(&mx, t->xl.items[i].name,
+				    t->xl.items[i].namelen,
+				    t->xl.items[i].value, t->xl.items[i].len);
+	if (ck->manifest && !ret)
+		ret = manifest_complete(ck->manifest, t->mf_handle, &t->inode,
+					t->have_digest ? t->digest : NULL,
+					&mx);
+	mf_xattrs_release(&mx);
+	if (ret && !ck->rep->fatal)
+		report_fatal(ck->rep, "out of memory");
+	file_task_free(t);
+}
+
+/* Wait for the oldest pending task and print what is ready. */
+static bool check_throttle(void *arg)
+{
+	struct checker *ck = arg;
+
+	if (!ck->rep->q_tasks)
+		return false;
+	report_wait_head(ck->rep);
+	report_drain(ck->rep);
+	return true;
+}
+
+static struct file_task *file_task_new(struct checker *ck,
+				       const struct walk_entry *e)
+{
+	struct file_task *t = calloc(1, sizeof(*t) + e->pathlen + 1);
+
+	if (!t)
+		return NULL;
+	t->ck = ck;
+	t->inode = *e->inode;
+	t->start = !e->depth;
+	memcpy(t->path, e->path, e->pathlen);
+	t->pathlen = e->pathlen;
+	t->rellen = e->rellen;
+	t->namelen = e->namelen;
+	return t;
+}
+
+/* The task was not queued: finish it here so that its slot is done. */
+static void file_task_abandon(struct checker *ck, struct file_task *t)
+{
+	t->skipped = true;
+	extract_file_end(ck->x, t->dir);
+	report_task_done(ck->rep, &t->rep);
+}
+
+static int check_submit_file(struct checker *ck, const struct walk_entry *e,
+			     const struct fsck_loc *loc)
+{
+	const char *rel;
+	struct file_task *t;
+	int ret, added;
+
+	ck->stats.files++;
+	ck->stats.bytes += e->inode->size;
+	/* further names may come before the task is done: count them */
+	if (ck->cfg->ratio && e->inode->nlink > 1 &&
+	    !nidmap_get(&ck->linked, e->nid, &added))
+		return -ENOMEM;
+	t = file_task_new(ck, e);
+	if (!t)
+		return -ENOMEM;
+	rel = t->path + t->pathlen - t->rellen;
+	ret = check_list(ck, e, NULL);
+	if (!ret && ck->manifest)
+		ret = manifest_add_pending(ck->manifest, rel, t->rellen,
+					   e->inode, &t->mf_handle);
+	if (!ret && ck->x)
+		ret = extract_file_begin(ck->x, e, loc, &t->dir);
+	if (ret) {
+		free(t);
+		return ret;
+	}
+	while (ck->rep->q_tasks >= CHECK_MAX_PENDING && check_throttle(ck))
+		;
+	report_task_init(ck->rep, &t->rep, &t->slot, file_task_complete, t);
+	ret = erofs_pool_submit(ck->pool, file_task_run, t,
+				file_cost(ck, e->inode));
+	if (!ret)
+		return 0;
+	if (!t->started)
+		file_task_abandon(ck, t);
+	ck->stopped = true;
+	erofs_pool_wait(ck->pool);
+	report_drain(ck->rep);
+	return ret;
+}
+
+/* Directories, symlinks and the rest: on the walker */
+
+static int check_inline_data(struct checker *ck,
+			     const struct erofs_inode *inode,
+			     const struct fsck_loc *loc, struct data_sum *ds)
+{
+	struct fsck_worker *w = &ck->walker;
 	int ret, err;
 
 	switch (inode->mode & S_IFMT) {
-	case S_IFREG:
-		ret = check_file(ck, inode, loc, xs, ds);
-		break;
 	case S_IFDIR:
-		ret = check_extents(ck, inode, loc, false, ds);
+		ck->stats.dirs++;
+		ret = check_extents(w, inode, loc, false, ds);
 		break;
 	case S_IFLNK:
-		ret = check_link_target(ck, inode, loc, ds);
+		ck->stats.symlinks++;
+		ret = check_link_target(w, inode, loc, ds);
 		break;
 	default:
+		ck->stats.specials++;
 		return 0;
 	}
-	err = check_count_blocks(ck, inode, true, ds->physical);
+	err = check_count_blocks(ck, inode, ds->physical);
 	return err ? err : ret;
+}
+
+static int check_extract_inline(struct checker *ck, const struct walk_entry *e,
+				const struct fsck_loc *loc,
+				const struct data_sum *ds,
+				struct xattr_scan *xs, void **dir_state)
+{
+	const char *target = ds->target_ok ? (const char *)ck->walker.buf :
+					     NULL;
+
+	if (S_ISDIR(e->inode->mode))
+		return extract_dir(ck->x, e, loc, &xs->listed, dir_state);
+	if (S_ISLNK(e->inode->mode) && !target)
+		return 0;
+	return extract_node(ck->x, e, loc, target,
+			    target ? e->inode->size : 0, &xs->listed);
+}
+
+static int check_inline(struct checker *ck, const struct walk_entry *e,
+			const struct fsck_loc *loc, void **dir_state)
+{
+	const struct erofs_inode *inode = e->inode;
+	struct fsck_worker *w = &ck->walker;
+	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
+	struct data_sum ds = { .fd = -1 };
+	struct mf_xattrs mx = { 0 };
+	size_t i;
+	int ret;
+
+	erofs_sha256_init(&ds.sha);
+	ret = check_xattrs(w, inode, loc, &xs);
+	if (ret >= 0)
+		ret = check_inline_data(ck, inode, loc, &ds);
+	if (ret < 0)
+		goto out;
+	ret = check_list(ck, e, ds.target_ok ? (const char *)w->buf : NULL);
+	for (i = 0; ck->manifest && !ret && i < xs.listed.n; i++)
+		ret = mf_xattrs_add(&mx, xs.listed.items[i].name,
+				    xs.listed.items[i].namelen,
+				    xs.listed.items[i].value,
+				    xs.listed.items[i].len);
+	if (!ret && ck->manifest)
+		ret = manifest_add_inode(ck->manifest, e->rel, e->rellen, inode,
+					 ds.have_digest ? ds.digest : NULL,
+					 &mx);
+	if (!ret && ck->x)
+		ret = check_extract_inline(ck, e, loc, &ds, &xs, dir_state);
+out:
+	mf_xattrs_release(&mx);
+	xa_list_release(&xs.listed);
+	return ret;
+}
+
+/* A further name of an inode met before. */
+static int check_other_name(struct checker *ck, const struct walk_entry *e,
+			    const struct fsck_loc *loc)
+{
+	struct linked_count *lc;
+	int ret;
+
+	if (ck->cfg->ratio && (lc = nidmap_find(&ck->linked, e->nid))) {
+		lc->names++;
+		ck->logical_blocks += blocks_of(ck, e->inode->size);
+	}
+	ret = check_list(ck, e, NULL);
+	if (!ret && ck->manifest)
+		ret = manifest_add_name(ck->manifest, e->rel, e->rellen,
+					 e->nid);
+	if (!ret && ck->x)
+		ret = extract_link(ck->x, e, loc);
+	return ret;
 }
 
 static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
 {
 	struct checker *ck = arg;
 	const struct erofs_inode *inode = e->inode;
-	struct xattr_scan xs = { .ck = ck, .list = ck->manifest != NULL };
-	struct data_sum ds = { 0 };
-	struct fsck_loc loc = {
-		.path = e->path,
-		.pathlen = e->pathlen,
-		.nid = e->nid,
-		.offset = inode_offset(inode),
-	};
+	struct fsck_loc loc;
 	int ret;
 
+	__atomic_add_fetch(&ck->pc.entries, 1, __ATOMIC_RELAXED);
 	report_msg(ck->rep, FSCK_LVL_DEBUG, "nid %llu: mode 0%o, size %llu",
 		   (unsigned long long)e->nid, inode->mode,
 		   (unsigned long long)inode->size);
-	if (!e->first) {
-		ret = check_count_blocks(ck, inode, false, 0);
-		if (!ret && ck->manifest)
-			ret = manifest_add_name(ck->manifest, e->rel, e->rellen,
-						e->nid);
-		return ret;
-	}
-
-	erofs_sha256_init(&ds.sha);
-	ret = check_xattrs(ck, inode, &loc, &xs);
-	if (ret >= 0)
-		ret = check_data(ck, inode, &loc, &xs, &ds);
-	if (ret >= 0 && ck->manifest)
-		ret = manifest_add_inode(ck->manifest, e->rel, e->rellen, inode,
-					 ds.have_digest ? ds.digest : NULL,
-					 &xs.listed);
-	mf_xattrs_release(&xs.listed);
+	check_loc(&loc, e->path, e->pathlen, inode);
+	if (!e->first)
+		ret = check_other_name(ck, e, &loc);
+	else if (S_ISREG(inode->mode))
+		ret = check_submit_file(ck, e, &loc);
+	else
+		ret = check_inline(ck, e, &loc, dir_state);
+	report_drain(ck->rep);
 	if (ret == -ENOMEM && !ck->rep->fatal)
 		report_fatal(ck->rep, "out of memory");
 	return ret < 0 ? ret : 0;
 }
 
+static int check_dir_done(void *arg, const struct walk_entry *e,
+			  void *dir_state)
+{
+	struct checker *ck = arg;
+
+	(void)e;
+	if (ck->x && dir_state)
+		extract_dir_done(ck->x, dir_state);
+	report_drain(ck->rep);
+	return 0;
+}
+
 void checker_visitor(struct checker *ck, struct walk_visitor *v)
 {
 	v->entry = check_entry;
-	v->dir_done = NULL;
+	v->dir_done = check_dir_done;
 	v->arg = ck;
+	if (ck->x)
+		extract_set_throttle(ck->x, check_throttle, ck);
+}
+
+int checker_finish(struct checker *ck)
+{
+	struct linked_count *lc;
+	size_t i;
+	int ret = 0;
+
+	if (ck->pool)
+		ret = erofs_pool_wait(ck->pool);
+	report_drain(ck->rep);
+	if (ret)
+		ck->stopped = true;
+	nidmap_for_each(&ck->linked, i) {
+		lc = nidmap_val(&ck->linked, i);
+		ck->physical_blocks += blocks_of(ck, lc->physical) * lc->names;
+	}
+	return ret;
 }
 
 static int check_special(struct checker *ck, const struct erofs_inode *inode,
 			 const char *label, bool count)
 {
-	struct data_sum ds = { 0 };
+	struct fsck_worker *w = &ck->walker;
+	struct data_sum ds = { .fd = -1 };
 	struct fsck_loc loc = {
 		.label = label,
 		.nid = inode->nid,
@@ -432,9 +922,11 @@ static int check_special(struct checker *ck, const struct erofs_inode *inode,
 	report_msg(ck->rep, FSCK_LVL_DEBUG, "%s: nid %llu, size %llu", label,
 		   (unsigned long long)inode->nid,
 		   (unsigned long long)inode->size);
-	ret = check_extents(ck, inode, &loc, ck->cfg->decode, &ds);
-	if (count)
+	ret = check_extents(w, inode, &loc, ck->decode, &ds);
+	if (count) {
 		ck->physical_blocks += blocks_of(ck, ds.physical);
+		ck->stats.packed_stored += ds.physical;
+	}
 	if (ret == -ENOMEM && !ck->rep->fatal)
 		report_fatal(ck->rep, "out of memory");
 	return ret < 0 ? ret : 0;

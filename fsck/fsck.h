@@ -17,9 +17,18 @@ struct fsck_cfg {
 	const char *path;		/* --path */
 	bool decode;			/* --extract without a directory */
 	const char *extract_dir;	/* --extract=DIR */
+	bool force;			/* --force */
+	bool overwrite;			/* --overwrite */
+	int preserve_owner;		/* -1: as root only */
+	int preserve_perms;		/* -1: as root only */
+	bool xattrs;			/* --xattrs */
 	bool digests;			/* --xattr-inode-digest */
 	bool manifest;
+	bool list;			/* --list */
+	bool json;			/* --json */
+	bool no_progress;		/* --no-progress */
 	bool ratio;			/* -p */
+	unsigned int jobs;		/* -j, 0 for the default */
 	int level;			/* -d */
 };
 

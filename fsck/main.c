@@ -2,15 +2,23 @@
 /* fsck.erofs: options and dispatch. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "erofs/dir.h"
 #include "erofs/image.h"
+#include "erofs/pool.h"
+#include "extract.h"
 #include "fsck.h"
+#include "json.h"
 #include "manifest.h"
+#include "progress.h"
 #include "report.h"
 #include "strbuf.h"
 #include "walk.h"
@@ -26,7 +34,22 @@ enum {
 	OPT_EXTRACT,
 	OPT_DIGEST,
 	OPT_MANIFEST,
+	OPT_FORCE,
+	OPT_OVERWRITE,
+	OPT_PRESERVE,
+	OPT_NO_PRESERVE,
+	OPT_PRESERVE_OWNER,
+	OPT_NO_PRESERVE_OWNER,
+	OPT_PRESERVE_PERMS,
+	OPT_NO_PRESERVE_PERMS,
+	OPT_XATTRS,
+	OPT_NO_XATTRS,
+	OPT_LIST,
+	OPT_JSON,
+	OPT_NO_PROGRESS,
 };
+
+#define JOBS_MAX 1024
 
 static const struct option long_options[] = {
 	{ "version", no_argument, NULL, 'V' },
@@ -39,12 +62,27 @@ static const struct option long_options[] = {
 	{ "extract", optional_argument, NULL, OPT_EXTRACT },
 	{ "xattr-inode-digest", no_argument, NULL, OPT_DIGEST },
 	{ "manifest", no_argument, NULL, OPT_MANIFEST },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "preserve", no_argument, NULL, OPT_PRESERVE },
+	{ "no-preserve", no_argument, NULL, OPT_NO_PRESERVE },
+	{ "preserve-owner", no_argument, NULL, OPT_PRESERVE_OWNER },
+	{ "no-preserve-owner", no_argument, NULL, OPT_NO_PRESERVE_OWNER },
+	{ "preserve-perms", no_argument, NULL, OPT_PRESERVE_PERMS },
+	{ "no-preserve-perms", no_argument, NULL, OPT_NO_PRESERVE_PERMS },
+	{ "xattrs", no_argument, NULL, OPT_XATTRS },
+	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const char usage_text[] =
 	"Usage: " PROG " [OPTIONS] IMAGE\n"
-	"Check the integrity of the EROFS filesystem in IMAGE.\n"
+	"Check the integrity of the EROFS filesystem in IMAGE, and optionally\n"
+	"extract it to a directory.\n"
 	"\n"
 	"Options:\n"
 	"  -V, --version          print the version number and exit\n"
@@ -53,6 +91,7 @@ static const char usage_text[] =
 	"                         debugging (maximum 9)\n"
 	"  -p                     print the total compression ratio of files\n"
 	"  -a, -A, -y             accepted for fsck(8); no effect\n"
+	"  -j, --jobs=N           N threads (default: online CPUs; 1: none)\n"
 	"  --device=PATH          an extra device of a multi-device image;\n"
 	"                         repeat in device table order\n"
 	"  --offset=N             the image starts N bytes into IMAGE\n"
@@ -66,13 +105,37 @@ static const char usage_text[] =
 	"  --manifest             print one line per entry (path, type, mode,\n"
 	"                         owner, size, mtime, SHA-256, rdev, links,\n"
 	"                         xattrs)\n"
+	"  --list                 print one line per entry like tar -tv (type\n"
+	"                         and mode, owner, size, mtime, path, target)\n"
+	"  --json                 a JSON report on standard output at the end\n"
+	"                         (counts, ratio, time, every problem)\n"
+	"  --no-progress          no progress line on a terminal\n"
 	"  -h, --help             display this help and exit\n"
+	"\n"
+	"Extraction:\n"
+	"  --extract=DIR          check, and extract the tree (or the subtree\n"
+	"                         of --path or --nid) to DIR, made if missing\n"
+	"  --force                extract into a directory that has entries,\n"
+	"                         or to /\n"
+	"  --overwrite            replace entries that exist (a symlink in\n"
+	"                         the way is removed, never followed)\n"
+	"  --preserve             same owners and permissions as in the image\n"
+	"                         (default for root)\n"
+	"  --preserve-owner       same owners as in the image\n"
+	"  --preserve-perms       same permissions as in the image\n"
+	"  --no-preserve          owned by you, permissions with your umask\n"
+	"                         (default for other users)\n"
+	"  --no-preserve-owner    owned by you\n"
+	"  --no-preserve-perms    apply your umask to permissions\n"
+	"  --[no-]xattrs          restore extended attributes and ACLs\n"
+	"                         (default off)\n"
 	"\n"
 	"Exit status (as fsck(8), added together):\n"
 	"  0   no errors\n"
 	"  4   filesystem errors left uncorrected\n"
 	"  8   operational error (cannot read the image or a device, out of\n"
-	"      memory, a feature or codec this build does not support)\n"
+	"      memory, a feature or codec this build does not support, an\n"
+	"      entry that could not be extracted)\n"
 	"  16  usage or syntax error\n";
 
 static void usage_error(const char *fmt, const char *arg)
@@ -119,15 +182,79 @@ static void parse_level(struct fsck_cfg *cfg, const char *arg)
 	cfg->level = (int)v;
 }
 
+static void parse_jobs(struct fsck_cfg *cfg, const char *arg)
+{
+	uint64_t v = parse_u64(arg, "number of jobs");
+
+	if (!v || v > JOBS_MAX)
+		usage_error("-j takes 1 to " "1024" ", not %s", arg);
+	cfg->jobs = (unsigned int)v;
+}
+
+/* The extraction options; false if c is not one of them. */
+static bool parse_extract_opt(struct fsck_cfg *cfg, int c)
+{
+	switch (c) {
+	case OPT_FORCE:
+		cfg->force = true;
+		break;
+	case OPT_OVERWRITE:
+		cfg->overwrite = true;
+		break;
+	case OPT_PRESERVE:
+	case OPT_NO_PRESERVE:
+		cfg->preserve_owner = c == OPT_PRESERVE;
+		cfg->preserve_perms = c == OPT_PRESERVE;
+		break;
+	case OPT_PRESERVE_OWNER:
+	case OPT_NO_PRESERVE_OWNER:
+		cfg->preserve_owner = c == OPT_PRESERVE_OWNER;
+		break;
+	case OPT_PRESERVE_PERMS:
+	case OPT_NO_PRESERVE_PERMS:
+		cfg->preserve_perms = c == OPT_PRESERVE_PERMS;
+		break;
+	case OPT_XATTRS:
+	case OPT_NO_XATTRS:
+		cfg->xattrs = c == OPT_XATTRS;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Combinations that make no sense. */
+static void check_args(const struct fsck_cfg *cfg)
+{
+	const char *d = cfg->extract_dir;
+
+	if (cfg->has_nid && cfg->path)
+		usage_error("%s", "--nid and --path cannot be used together");
+	if (cfg->json && (cfg->manifest || cfg->list))
+		usage_error("%s", "--json cannot be combined with --manifest or --list (all use standard output)");
+	if (cfg->manifest && cfg->list)
+		usage_error("%s",
+			    "--manifest and --list cannot be used together");
+	if (d && !*d)
+		usage_error("%s", "--extract= needs a directory");
+	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
+		usage_error("--extract=%s: extracting to / needs --force", d);
+}
+
 static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 {
 	int c;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->level = FSCK_LVL_DEFAULT;
+	cfg->preserve_owner = -1;
+	cfg->preserve_perms = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Vd:paAyh", long_options,
+	while ((c = getopt_long(argc, argv, ":Vd:paAyhj:", long_options,
 				NULL)) != -1) {
+		if (parse_extract_opt(cfg, c))
+			continue;
 		switch (c) {
 		case 'V':
 			printf(PROG " (%s) %s\n", PACKAGE_NAME,
@@ -174,6 +301,18 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 		case OPT_MANIFEST:
 			cfg->manifest = true;
 			break;
+		case OPT_LIST:
+			cfg->list = true;
+			break;
+		case OPT_JSON:
+			cfg->json = true;
+			break;
+		case OPT_NO_PROGRESS:
+			cfg->no_progress = true;
+			break;
+		case 'j':
+			parse_jobs(cfg, optarg);
+			break;
 		case ':':
 			usage_error("option '%s' needs an argument",
 				    argv[optind - 1]);
@@ -192,8 +331,7 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 	if (optind + 1 < argc)
 		usage_error("unexpected argument '%s'", argv[optind + 1]);
 	cfg->image = argv[optind];
-	if (cfg->has_nid && cfg->path)
-		usage_error("%s", "--nid and --path cannot be used together");
+	check_args(cfg);
 }
 
 /* PATH without empty components: "/a//b/" -> "a/b". */
@@ -301,7 +439,7 @@ static void print_summary(const struct checker *ck, struct report *rep,
 	if (ck->cfg->digests)
 		report_msg(rep, FSCK_LVL_INFO, "%llu inode digests checked",
 			   (unsigned long long)ck->digests_checked);
-	if (!ck->cfg->ratio)
+	if (!ck->cfg->ratio || ck->cfg->json)
 		return;
 	if (ck->logical_blocks)
 		ratio = (double)ck->physical_blocks * 100 /
@@ -324,12 +462,136 @@ static void print_image_info(struct report *rep, const struct erofs_image *img)
 		   features[0] ? features : "none");
 }
 
-static int check_image(const struct fsck_cfg *cfg, struct report *rep,
-		       struct erofs_image *img)
+/* What a run produced, for the JSON report. */
+struct run_result {
+	struct fsck_stats stats;
+	uint64_t entries;
+	struct extract_stats extracted;
+	bool walked, have_extracted;
+	unsigned int jobs;
+};
+
+static unsigned int default_jobs(void)
 {
-	struct manifest *manifest = NULL;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > JOBS_MAX ? JOBS_MAX : (unsigned int)n;
+}
+
+static bool is_root(void)
+{
+	return geteuid() == 0;
+}
+
+static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
+			  struct erofs_ctx *ctx, const struct walk_opts *wo,
+			  unsigned int threads, struct extractor **x)
+{
+	struct extract_opts o = {
+		.dir = cfg->extract_dir,
+		.force = cfg->force,
+		.overwrite = cfg->overwrite,
+		.owner = cfg->preserve_owner < 0 ? is_root() :
+						   cfg->preserve_owner,
+		.perms = cfg->preserve_perms < 0 ? is_root() :
+						   cfg->preserve_perms,
+		.xattrs = cfg->xattrs,
+		.threads = threads,
+	};
+	struct erofs_inode start;
+	bool is_dir = true;
+
+	o.umask = umask(0);
+	umask(o.umask);
+	if (!erofs_read_inode(ctx, wo->start_nid, &start))
+		is_dir = S_ISDIR(start.mode);
+	erofs_err_clear(&ctx->err);
+	return extract_open(x, &o, rep, is_dir);
+}
+
+static int make_pool(struct checker *ck, struct report *rep,
+		     unsigned int threads, struct erofs_pool **pool)
+{
+	struct erofs_pool_config pc = {
+		.threads = threads,
+		.batch_cost = EROFS_POOL_BATCH_COST_NS,
+	};
+	struct erofs_pool_ops ops = {
+		.worker_init = checker_worker_init,
+		.worker_fini = checker_worker_fini,
+		.priv = ck,
+	};
+	int ret = erofs_pool_create(pool, &pc, &ops);
+
+	if (ret < 0)
+		report_fatal(rep, "cannot start %u threads: %s", threads,
+			     strerror(-ret));
+	return ret;
+}
+
+static bool want_progress(const struct fsck_cfg *cfg)
+{
+	if (cfg->no_progress || cfg->level == 0 || !isatty(STDERR_FILENO))
+		return false;
+	return !isatty(STDOUT_FILENO) ||
+	       !(cfg->manifest || cfg->list || cfg->json);
+}
+
+static uint64_t image_bytes(const struct erofs_image *img)
+{
+	uint64_t total = 0;
+	unsigned int i;
+
+	for (i = 0; i < img->ndevs; i++)
+		total += img->devs[i].size;
+	return total;
+}
+
+static int walk_image(struct checker *ck, struct report *rep,
+		      struct erofs_ctx *ctx, const struct walk_opts *wo,
+		      struct run_result *res)
+{
 	struct walk_visitor visitor;
 	struct walk_stats stats = { 0 };
+	struct progress *progress = NULL;
+	int ret, err;
+
+	if (want_progress(ck->cfg)) {
+		progress = progress_start(&ck->pc, image_bytes(ctx->img),
+					  ctx->img->inos);
+		rep->progress = progress;
+	}
+	ret = check_special_inodes(ck);
+	if (!ret) {
+		checker_visitor(ck, &visitor);
+		ret = walk_tree(ctx, rep, wo, &visitor, &stats);
+	}
+	err = checker_finish(ck);
+	if (ck->x)
+		extract_finish(ck->x, ret || err || ck->stopped || rep->fatal);
+	res->walked = true;
+	res->stats = ck->stats;
+	res->entries = stats.entries + 1;
+	if (!ret && !err && ck->manifest) {
+		ret = manifest_print(ck->manifest, stdout);
+		if (ret < 0)
+			report_fatal(rep, "cannot write the manifest: %s",
+				     strerror(-ret));
+	}
+	if (!ret && !err)
+		print_summary(ck, rep, &stats);
+	rep->progress = NULL;
+	progress_stop(progress);
+	return ret ? ret : err;
+}
+
+static int check_image(const struct fsck_cfg *cfg, struct report *rep,
+		       struct erofs_image *img, struct run_result *res)
+{
+	unsigned int threads = res->jobs > 1 ? res->jobs : 0;
+	struct manifest *manifest = NULL;
+	struct extractor *x = NULL;
+	struct erofs_pool *pool = NULL;
 	struct walk_opts wo;
 	struct erofs_ctx ctx;
 	struct checker ck;
@@ -349,46 +611,92 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (cfg->digests && img->ishare_prefix_id < 0)
 		report_warning(rep, NULL, "%s records no inode digests",
 			       cfg->image);
-	checker_init(&ck, &ctx, rep, cfg, manifest);
 	ret = choose_start(&ctx, rep, cfg, &wo, &base);
-	if (!ret)
-		ret = check_special_inodes(&ck);
+	if (!ret && cfg->extract_dir)
+		ret = open_extractor(cfg, rep, &ctx, &wo, threads, &x);
+	if (ret)
+		goto out;
+	checker_init(&ck, &ctx, rep, cfg, manifest, x,
+		     cfg->list ? stdout : NULL);
+	ret = make_pool(&ck, rep, threads, &pool);
 	if (!ret) {
-		checker_visitor(&ck, &visitor);
-		ret = walk_tree(&ctx, rep, &wo, &visitor, &stats);
+		checker_set_pool(&ck, pool);
+		ret = walk_image(&ck, rep, &ctx, &wo, res);
+		erofs_pool_destroy(pool);
 	}
-	if (!ret && manifest) {
-		ret = manifest_print(manifest, stdout);
-		if (ret < 0)
-			report_fatal(rep, "cannot write the manifest: %s",
-				     strerror(-ret));
+	if (x) {
+		extract_get_stats(x, &res->extracted);
+		res->have_extracted = true;
+		report_msg(rep, FSCK_LVL_INFO,
+			   "extracted %llu directories, %llu files, %llu symlinks, %llu special files, %llu further names",
+			   (unsigned long long)res->extracted.dirs,
+			   (unsigned long long)res->extracted.files,
+			   (unsigned long long)res->extracted.symlinks,
+			   (unsigned long long)res->extracted.nodes,
+			   (unsigned long long)res->extracted.links);
 	}
-	if (!ret)
-		print_summary(&ck, rep, &stats);
 	checker_fini(&ck);
-	free(base);
 out:
+	extract_close(x);
+	free(base);
 	manifest_free(manifest);
 	erofs_ctx_fini(&ctx);
 	return ret;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) +
+	       (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static void write_json(const struct fsck_cfg *cfg, struct report *rep,
+		       const struct erofs_image *img,
+		       const struct run_result *res, double elapsed,
+		       int status)
+{
+	struct json_summary js = {
+		.image = cfg->image,
+		.img = img,
+		.extract_dir = cfg->extract_dir,
+		.jobs = res->jobs,
+		.elapsed = elapsed,
+		.stats = res->walked ? &res->stats : NULL,
+		.entries = res->entries,
+		.extracted = res->have_extracted ? &res->extracted : NULL,
+		.status = status,
+	};
+
+	if (json_write(stdout, &js, rep) < 0)
+		fprintf(stderr, PROG ": cannot write the JSON report\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct erofs_open_opts oo = { 0 };
 	struct erofs_image *img = NULL;
+	struct run_result res = { 0 };
 	struct fsck_loc loc = { 0 };
+	struct timespec start;
 	struct erofs_err err;
 	struct report rep;
 	struct fsck_cfg cfg;
-	int ret;
+	int ret, status;
 
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	parse_args(&cfg, argc, argv);
+	res.jobs = cfg.jobs ? cfg.jobs : default_jobs();
+	/* a file past RLIMIT_FSIZE is a write error, not a signal */
+	signal(SIGXFSZ, SIG_IGN);
 	report_init(&rep, cfg.image, cfg.level);
-	if (cfg.extract_dir) {
-		report_fatal(&rep, "--extract=%s: extraction to a directory is not implemented yet",
-			     cfg.extract_dir);
-		return report_finish(&rep);
+	if (cfg.extract_dir)
+		rep.job = "extraction";
+	if (cfg.json && report_keep_log(&rep)) {
+		fputs(PROG ": out of memory\n", stderr);
+		return FSCK_EXIT_OPERATIONAL;
 	}
 
 	oo.path = cfg.image;
@@ -405,9 +713,14 @@ int main(int argc, char **argv)
 		report_lib_error(&rep, &loc, &err, ret);
 	} else {
 		print_image_info(&rep, img);
-		check_image(&cfg, &rep, img);
-		erofs_image_close(img);
+		check_image(&cfg, &rep, img, &res);
 	}
+	status = report_finish(&rep);
+	if (cfg.json)
+		write_json(&cfg, &rep, img, &res, seconds_since(&start),
+			   status);
+	erofs_image_close(img);
+	report_fini(&rep);
 	free(cfg.devices);
-	return report_finish(&rep);
+	return status;
 }

@@ -262,6 +262,38 @@ int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 	return ret;
 }
 
+int manifest_add_pending(struct manifest *m, const char *rel, size_t rellen,
+			 const struct erofs_inode *inode, size_t *handle)
+{
+	struct mf_xattrs none = { 0 };
+	int ret;
+
+	*handle = m->n;
+	ret = manifest_add_inode(m, rel, rellen, inode, NULL, &none);
+	return ret;
+}
+
+int manifest_complete(struct manifest *m, size_t handle,
+		      const struct erofs_inode *inode, const uint8_t *digest,
+		      struct mf_xattrs *xl)
+{
+	struct strbuf body = STRBUF_INIT, xattrs = STRBUF_INIT;
+	struct mf_entry *e = &m->e[handle];
+
+	mf_body(&body, inode, digest);
+	mf_xattrs_field(xl, &xattrs);
+	if (body.failed || xattrs.failed) {
+		sb_release(&body);
+		sb_release(&xattrs);
+		return -ENOMEM;
+	}
+	free(e->body);
+	free(e->xattrs);
+	e->body = sb_detach(&body);
+	e->xattrs = sb_detach(&xattrs);
+	return 0;
+}
+
 int manifest_add_name(struct manifest *m, const char *rel, size_t rellen,
 		      uint64_t nid)
 {

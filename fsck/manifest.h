@@ -50,6 +50,19 @@ int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 		       const struct erofs_inode *inode, const uint8_t *digest,
 		       struct mf_xattrs *xl);
 
+/*
+ * The first name of a regular file whose digest and xattrs are known only
+ * later (its data is read by a task): added like manifest_add_inode()
+ * with no digest and no xattrs; *handle is for manifest_complete().
+ */
+int manifest_add_pending(struct manifest *m, const char *rel, size_t rellen,
+			 const struct erofs_inode *inode, size_t *handle);
+
+/* Fill in the fields of a pending entry. Sorts xl. 0 or -ENOMEM. */
+int manifest_complete(struct manifest *m, size_t handle,
+		      const struct erofs_inode *inode, const uint8_t *digest,
+		      struct mf_xattrs *xl);
+
 /* Another name of nid, already added: same fields. */
 int manifest_add_name(struct manifest *m, const char *rel, size_t rellen,
 		      uint64_t nid);

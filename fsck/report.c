@@ -1,57 +1,243 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "report.h"
 #include "strbuf.h"
 
 #define PROG "fsck.erofs"
 
+enum rec_kind {
+	REC_PROBLEM,
+	REC_WARNING,
+	REC_UNSUPPORTED,	/* "cannot check: ..." */
+	REC_FAILURE,
+	REC_FATAL,
+	REC_MSG,		/* information, debugging: never logged */
+};
+
+struct report_rec {
+	struct report_rec *next;
+	uint8_t kind;
+	uint8_t level;		/* REC_MSG */
+	bool is_path;
+	uint64_t nid, offset;
+	char *where;		/* escaped path or label, NULL if none */
+	char *msg;
+};
+
+static const char *const kind_prefix[] = {
+	[REC_PROBLEM] = "",
+	[REC_WARNING] = "warning: ",
+	[REC_UNSUPPORTED] = "cannot check: ",
+	[REC_FAILURE] = "",
+	[REC_FATAL] = "",
+	[REC_MSG] = "",
+};
+
+static const char *const kind_severity[] = {
+	[REC_PROBLEM] = "error",
+	[REC_WARNING] = "warning",
+	[REC_UNSUPPORTED] = "unsupported",
+	[REC_FAILURE] = "failure",
+	[REC_FATAL] = "fatal",
+	[REC_MSG] = "message",
+};
+
 void report_init(struct report *r, const char *image, int level)
 {
 	memset(r, 0, sizeof(*r));
 	r->image = image;
+	r->job = "check";
 	r->level = level;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
 }
 
-/* "<where>: nid <n>, offset <o>" into sb; nothing for a NULL loc. */
-static void report_where(struct strbuf *sb, const struct fsck_loc *loc,
-			 uint64_t nid, uint64_t offset)
+static void rec_free(struct report_rec *rec)
+{
+	free(rec->where);
+	free(rec->msg);
+	free(rec);
+}
+
+static void rec_list_free(struct report_rec *rec)
+{
+	while (rec) {
+		struct report_rec *next = rec->next;
+
+		rec_free(rec);
+		rec = next;
+	}
+}
+
+void report_fini(struct report *r)
+{
+	if (r->log) {
+		rec_list_free(r->log->head);
+		free(r->log);
+		r->log = NULL;
+	}
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+}
+
+int report_keep_log(struct report *r)
+{
+	r->log = calloc(1, sizeof(*r->log));
+	if (!r->log)
+		return -ENOMEM;
+	r->log->tail = &r->log->head;
+	return 0;
+}
+
+/* "<where>: nid <n>, offset <o>" into sb. */
+static void rec_where(struct strbuf *sb, const struct report_rec *rec)
 {
 	bool any = false;
 
-	if (loc && loc->path) {
-		sb_addc(sb, '/');
-		sb_escape(sb, loc->path, loc->pathlen, NULL);
-		any = true;
-	} else if (loc && loc->label) {
-		sb_addf(sb, "%s", loc->label);
+	if (rec->where) {
+		sb_addf(sb, "%s", rec->where);
 		any = true;
 	}
-	if (nid != EROFS_NO_NID) {
+	if (rec->nid != EROFS_NO_NID) {
 		sb_addf(sb, "%snid %llu", any ? ": " : "",
-			(unsigned long long)nid);
+			(unsigned long long)rec->nid);
 		any = true;
 	}
-	if (offset != EROFS_NO_OFFSET)
-		sb_addf(sb, "%soffset %llu", nid != EROFS_NO_NID ? ", " :
-			any ? ": " : "", (unsigned long long)offset);
+	if (rec->offset != EROFS_NO_OFFSET)
+		sb_addf(sb, "%soffset %llu", rec->nid != EROFS_NO_NID ? ", " :
+			any ? ": " : "", (unsigned long long)rec->offset);
 }
 
-static void report_vline(const struct fsck_loc *loc, uint64_t nid,
-			 uint64_t offset, const char *kind, const char *fmt,
-			 va_list ap)
+static bool rec_printed(const struct report *r, const struct report_rec *rec)
+{
+	if (rec->kind == REC_WARNING)
+		return r->level >= FSCK_LVL_WARN;
+	if (rec->kind == REC_MSG)
+		return r->level >= rec->level;
+	return true;
+}
+
+static void rec_print(struct report *r, const struct report_rec *rec)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	report_where(&sb, loc, nid, offset);
+	if (!rec_printed(r, rec))
+		return;
+	rec_where(&sb, rec);
+	progress_hide(r->progress);
 	fflush(stdout);
-	fprintf(stderr, PROG ": %s%s%s", sb.s && sb.len ? sb.s : "",
-		sb.len ? ": " : "", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, PROG ": %s%s%s%s\n", sb.len ? sb.s : "",
+		sb.len ? ": " : "", kind_prefix[rec->kind],
+		rec->msg ? rec->msg : "out of memory");
+	progress_show(r->progress);
 	sb_release(&sb);
+}
+
+/* Print a record on the main report; keep it for --json or free it. */
+static void rec_deliver(struct report *r, struct report_rec *rec)
+{
+	rec_print(r, rec);
+	rec->next = NULL;
+	if (!r->log || rec->kind == REC_MSG) {
+		rec_free(rec);
+		return;
+	}
+	if (r->log->count >= REPORT_LOG_MAX) {
+		r->log->dropped++;
+		rec_free(rec);
+		return;
+	}
+	*r->log->tail = rec;
+	r->log->tail = &rec->next;
+	r->log->count++;
+}
+
+static void slot_append(struct report_slot *s, struct report_rec *rec)
+{
+	rec->next = NULL;
+	*s->tail = rec;
+	s->tail = &rec->next;
+}
+
+static struct report_slot *walker_slot(struct report *r)
+{
+	struct report_slot *s = r->q_tail;
+
+	if (s->walker)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->tail = &s->head;
+	s->walker = true;
+	s->done = 1;
+	r->q_tail->next = s;
+	r->q_tail = s;
+	return s;
+}
+
+/* Send a record: to a task's slot, behind pending tasks, or out now. */
+static void rec_emit(struct report *r, struct report_rec *rec)
+{
+	struct report_slot *s;
+
+	if (r->slot) {
+		slot_append(r->slot, rec);
+		return;
+	}
+	if (!r->q_head) {
+		rec_deliver(r, rec);
+		return;
+	}
+	s = walker_slot(r);
+	if (s)
+		slot_append(s, rec);
+	else
+		rec_deliver(r, rec);	/* out of memory: out of order */
+}
+
+static void rec_make(struct report *r, enum rec_kind kind, int level,
+		     const struct fsck_loc *loc, uint64_t nid,
+		     uint64_t offset, const char *fmt, va_list ap)
+{
+	struct report_rec *rec = calloc(1, sizeof(*rec));
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!rec) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return;
+	}
+	rec->kind = kind;
+	rec->level = level;
+	rec->nid = nid;
+	rec->offset = offset;
+	if (loc && loc->path) {
+		sb_addc(&sb, '/');
+		sb_escape(&sb, loc->path, loc->pathlen, NULL);
+		rec->where = sb_detach(&sb);
+		rec->is_path = true;
+	} else if (loc && loc->label) {
+		rec->where = strdup(loc->label);
+	}
+	if (vasprintf(&rec->msg, fmt, ap) < 0)
+		rec->msg = NULL;
+	rec_emit(r, rec);
+}
+
+static void rec_makef(struct report *r, enum rec_kind kind,
+		      const struct fsck_loc *loc, uint64_t nid,
+		      uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rec_make(r, kind, 0, loc, nid, offset, fmt, ap);
+	va_end(ap);
 }
 
 static void loc_ids(const struct fsck_loc *loc, uint64_t *nid,
@@ -71,7 +257,7 @@ void report_problem(struct report *r, const struct fsck_loc *loc,
 	r->status |= FSCK_EXIT_UNCORRECTED;
 	loc_ids(loc, &nid, &offset);
 	va_start(ap, fmt);
-	report_vline(loc, nid, offset, "", fmt, ap);
+	rec_make(r, REC_PROBLEM, 0, loc, nid, offset, fmt, ap);
 	va_end(ap);
 }
 
@@ -82,21 +268,22 @@ void report_warning(struct report *r, const struct fsck_loc *loc,
 	va_list ap;
 
 	r->warnings++;
-	if (r->level < FSCK_LVL_WARN)
-		return;
 	loc_ids(loc, &nid, &offset);
 	va_start(ap, fmt);
-	report_vline(loc, nid, offset, "warning: ", fmt, ap);
+	rec_make(r, REC_WARNING, 0, loc, nid, offset, fmt, ap);
 	va_end(ap);
 }
 
-static void report_line(const struct fsck_loc *loc, uint64_t nid,
-			uint64_t offset, const char *kind, const char *fmt, ...)
+void report_failure(struct report *r, const struct fsck_loc *loc,
+		    const char *fmt, ...)
 {
+	uint64_t nid, offset;
 	va_list ap;
 
+	r->status |= FSCK_EXIT_OPERATIONAL;
+	loc_ids(loc, &nid, &offset);
 	va_start(ap, fmt);
-	report_vline(loc, nid, offset, kind, fmt, ap);
+	rec_make(r, REC_FAILURE, 0, loc, nid, offset, fmt, ap);
 	va_end(ap);
 }
 
@@ -118,19 +305,18 @@ int report_lib_error(struct report *r, const struct fsck_loc *loc,
 	if (erofs_err_is_corruption(code)) {
 		r->errors++;
 		r->status |= FSCK_EXIT_UNCORRECTED;
-		report_line(loc, nid, offset, "", "%s", msg);
+		rec_makef(r, REC_PROBLEM, loc, nid, offset, "%s", msg);
 		return 0;
 	}
 	r->status |= FSCK_EXIT_OPERATIONAL;
 	if (code == -EOPNOTSUPP) {
-		report_line(loc, nid, offset, "cannot check: ", "%s", msg);
+		rec_makef(r, REC_UNSUPPORTED, loc, nid, offset, "%s", msg);
 		return 0;
 	}
-	r->fatal = code;
-	if (code == -ENOMEM)
-		report_line(loc, nid, offset, "", "out of memory");
-	else
-		report_line(loc, nid, offset, "", "%s", msg);
+	if (!r->fatal)
+		r->fatal = code;
+	rec_makef(r, REC_FATAL, loc, nid, offset, "%s",
+		  code == -ENOMEM ? "out of memory" : msg);
 	return code;
 }
 
@@ -141,12 +327,25 @@ void report_fatal(struct report *r, const char *fmt, ...)
 	r->status |= FSCK_EXIT_OPERATIONAL;
 	if (!r->fatal)
 		r->fatal = -EIO;
-	fflush(stdout);
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rec_make(r, REC_FATAL, 0, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
+		 ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void report_fatal_at(struct report *r, const struct fsck_loc *loc, int code,
+		     const char *fmt, ...)
+{
+	uint64_t nid, offset;
+	va_list ap;
+
+	r->status |= FSCK_EXIT_OPERATIONAL;
+	if (!r->fatal)
+		r->fatal = code < 0 ? code : -EIO;
+	loc_ids(loc, &nid, &offset);
+	va_start(ap, fmt);
+	rec_make(r, REC_FATAL, 0, loc, nid, offset, fmt, ap);
+	va_end(ap);
 }
 
 void report_msg(struct report *r, int level, const char *fmt, ...)
@@ -155,25 +354,134 @@ void report_msg(struct report *r, int level, const char *fmt, ...)
 
 	if (r->level < level)
 		return;
-	fflush(stdout);
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rec_make(r, REC_MSG, level, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
+		 ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int report_finish(struct report *r)
 {
 	bool incomplete = r->status & FSCK_EXIT_OPERATIONAL;
 
+	progress_hide(r->progress);
 	if (r->errors)
-		fprintf(stderr, PROG ": %lu error%s found in %s%s\n", r->errors,
-			r->errors == 1 ? "" : "s", r->image,
-			incomplete ? "; check not completed" : "");
+		fprintf(stderr, PROG ": %lu error%s found in %s%s%s%s\n",
+			r->errors, r->errors == 1 ? "" : "s", r->image,
+			incomplete ? "; " : "", incomplete ? r->job : "",
+			incomplete ? " not completed" : "");
 	else if (incomplete)
-		fprintf(stderr, PROG ": %s: check not completed\n", r->image);
-	else
-		report_msg(r, FSCK_LVL_INFO, "no errors found in %s", r->image);
+		fprintf(stderr, PROG ": %s: %s not completed\n", r->image,
+			r->job);
+	else if (r->level >= FSCK_LVL_INFO)
+		fprintf(stderr, PROG ": no errors found in %s\n", r->image);
+	progress_show(r->progress);
 	return r->status;
+}
+
+void report_task_init(struct report *main, struct report *r,
+		      struct report_slot *slot, void (*complete)(void *arg),
+		      void *arg)
+{
+	memset(slot, 0, sizeof(*slot));
+	slot->tail = &slot->head;
+	slot->complete = complete;
+	slot->arg = arg;
+	memset(r, 0, sizeof(*r));
+	r->image = main->image;
+	r->level = main->level;
+	r->slot = slot;
+	if (main->q_tail)
+		main->q_tail->next = slot;
+	else
+		main->q_head = slot;
+	main->q_tail = slot;
+	main->q_tasks++;
+}
+
+void report_task_done(struct report *main, struct report *r)
+{
+	struct report_slot *slot = r->slot;
+
+	slot->errors = r->errors;
+	slot->warnings = r->warnings;
+	slot->status = r->status;
+	slot->fatal = r->fatal;
+	if (!main->threaded) {
+		slot->done = 1;
+		return;
+	}
+	pthread_mutex_lock(&main->lock);
+	__atomic_store_n(&slot->done, 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&main->cond);
+	pthread_mutex_unlock(&main->lock);
+}
+
+/* Print a finished slot and fold its counters into the main report. */
+static void slot_flush(struct report *r, struct report_slot *s)
+{
+	struct report_rec *rec = s->head, *next;
+
+	for (; rec; rec = next) {
+		next = rec->next;
+		rec_deliver(r, rec);
+	}
+	if (s->walker) {
+		free(s);
+		return;
+	}
+	r->q_tasks--;
+	r->errors += s->errors;
+	r->warnings += s->warnings;
+	r->status |= s->status;
+	if (s->fatal && !r->fatal)
+		r->fatal = s->fatal;
+	if (s->complete)
+		s->complete(s->arg);
+}
+
+void report_drain(struct report *r)
+{
+	struct report_slot *s;
+
+	while ((s = r->q_head) &&
+	       __atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+		r->q_head = s->next;
+		if (!r->q_head)
+			r->q_tail = NULL;
+		slot_flush(r, s);
+	}
+}
+
+void report_wait_head(struct report *r)
+{
+	struct report_slot *s = r->q_head;
+
+	if (!s || !r->threaded)
+		return;
+	pthread_mutex_lock(&r->lock);
+	while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
+struct report_rec *report_log_first(const struct report *r)
+{
+	return r->log ? r->log->head : NULL;
+}
+
+struct report_rec *report_log_next(const struct report_rec *rec)
+{
+	return rec->next;
+}
+
+void report_rec_view(const struct report_rec *rec,
+		     struct report_rec_view *view)
+{
+	view->severity = kind_severity[rec->kind];
+	view->where = rec->where;
+	view->is_path = rec->is_path;
+	view->nid = rec->nid;
+	view->offset = rec->offset;
+	view->message = rec->msg ? rec->msg : "out of memory";
 }

@@ -6,8 +6,18 @@
  *	fsck.erofs: <where>: nid <n>, offset <o>: <what is wrong>
  * where <where> is the escaped path inside the image ("/" is the root) or a
  * label such as "superblock"; the nid and offset parts are left out when
- * unknown. Problems are printed as they are found; the walk is sequential,
- * so the order is deterministic.
+ * unknown.
+ *
+ * Order. The walk is sequential, but regular files are checked and
+ * extracted by tasks on worker threads. Each task reports into its own
+ * slot; the walker queues the slots in walk order, with its own messages
+ * in between, and prints a slot only when every slot before it is done.
+ * So the output is the same whatever the number of threads. With no task
+ * pending, the walker's messages are printed at once.
+ *
+ * Counters (errors, warnings, status, fatal) are updated when a message is
+ * made, in the report it is made in; a task's counters are added to the
+ * main report when its slot is printed.
  *
  * Exit codes follow fsck(8) and are or-ed together: 0 no errors, 4 errors
  * left uncorrected, 8 operational error, 16 usage error.
@@ -15,9 +25,11 @@
 #ifndef FSCK_REPORT_H
 #define FSCK_REPORT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "erofs/error.h"
 
@@ -48,16 +60,58 @@ struct fsck_loc {
 	uint64_t offset;	/* in the image, or EROFS_NO_OFFSET */
 };
 
+struct report_rec;
+struct progress;
+
+/* The messages of one task (or of the walker between two tasks). */
+struct report_slot {
+	struct report_slot *next;
+	struct report_rec *head, **tail;
+	int done;			/* atomic: the task has finished */
+	bool walker;			/* holds walker messages, always done */
+	/* counters of a task's report, added on printing */
+	unsigned long errors, warnings;
+	int status, fatal;
+	/* called on the walker thread once the slot is printed */
+	void (*complete)(void *arg);
+	void *arg;
+};
+
+/* Problems kept for the JSON report. */
+struct report_log {
+	struct report_rec *head, **tail;
+	size_t count;
+	size_t dropped;			/* beyond REPORT_LOG_MAX */
+};
+
+#define REPORT_LOG_MAX 100000
+
 struct report {
 	const char *image;
+	const char *job;	/* "check" or "extraction", for the verdict */
 	int level;
 	unsigned long errors;	/* problems found in the image */
 	unsigned long warnings;
 	int status;		/* enum fsck_exit bits */
 	int fatal;		/* the error that stopped the check, if any */
+
+	struct report_slot *slot;	/* a task's report: messages go here */
+
+	/* main report only */
+	struct report_slot *q_head, *q_tail;
+	size_t q_tasks;			/* task slots queued */
+	bool threaded;			/* tasks finish on other threads */
+	pthread_mutex_t lock;		/* with cond: a task slot is done */
+	pthread_cond_t cond;
+	struct report_log *log;		/* NULL unless --json */
+	struct progress *progress;	/* cleared before printing */
 };
 
 void report_init(struct report *r, const char *image, int level);
+void report_fini(struct report *r);
+
+/* Keep every problem for report_log_*() (--json). 0 or -ENOMEM. */
+int report_keep_log(struct report *r);
 
 /* A problem in the image: counted as an error. */
 void report_problem(struct report *r, const struct fsck_loc *loc,
@@ -65,6 +119,13 @@ void report_problem(struct report *r, const struct fsck_loc *loc,
 
 /* Suspicious but readable: printed at the warning level, not counted. */
 void report_warning(struct report *r, const struct fsck_loc *loc,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * An operational failure that does not stop the run (an entry could not
+ * be created, an owner could not be set): exit status 8.
+ */
+void report_failure(struct report *r, const struct fsck_loc *loc,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
@@ -81,11 +142,46 @@ int report_lib_error(struct report *r, const struct fsck_loc *loc,
 void report_fatal(struct report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The same, at a place in the image, with the errno that stopped it. */
+void report_fatal_at(struct report *r, const struct fsck_loc *loc, int code,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Informational and debug output, printed when -d asks for it. */
 void report_msg(struct report *r, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Print the verdict line and return the exit code. */
 int report_finish(struct report *r);
+
+/*
+ * Tasks. On the walker: report_task_init() makes r a task's report
+ * writing into slot and queues the slot behind everything reported so
+ * far. The task reports into r, then calls report_task_done() as its very
+ * last action. report_drain() prints the slots that are ready and calls
+ * their complete callbacks; report_wait_head() first waits for the oldest
+ * pending task.
+ */
+void report_task_init(struct report *main, struct report *r,
+		      struct report_slot *slot, void (*complete)(void *arg),
+		      void *arg);
+void report_task_done(struct report *main, struct report *r);
+void report_drain(struct report *r);
+void report_wait_head(struct report *r);
+
+/* Walk the problems kept for --json, oldest first. */
+struct report_rec *report_log_first(const struct report *r);
+struct report_rec *report_log_next(const struct report_rec *rec);
+
+struct report_rec_view {
+	const char *severity;	/* "error", "warning", "failure", "fatal" */
+	const char *where;	/* escaped path with a leading '/', or label */
+	bool is_path;
+	uint64_t nid, offset;
+	const char *message;
+};
+
+void report_rec_view(const struct report_rec *rec,
+		     struct report_rec_view *view);
 
 #endif

@@ -14,12 +14,12 @@
 # crash, exit 4, exit 0 with other output) fails the test.
 #
 # Environment: EROFS_TEST_DATA (fixture images), FAULT_RUNS (runs per
-# image and command, default 120), FAULT_FSCK or FSCK (fsck.erofs to
+# image and command, default 30), FAULT_FSCK or FSCK (fsck.erofs to
 # test).
 set -u
 
 fixtures=${EROFS_TEST_DATA:-/work/shared/fixtures}
-runs=${FAULT_RUNS:-120}
+runs=${FAULT_RUNS:-30}
 shim=$PWD/fault/malloc_fail.so
 readall=$PWD/fault/readall
 fsck=${FAULT_FSCK:-${FSCK:-$PWD/../fsck/fsck.erofs}}

@@ -1,0 +1,1332 @@
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "erofs/format.h"
+#include "erofs/inode.h"
+#include "erofs/xattr.h"
+#include "extract.h"
+#include "nidmap.h"
+#include "strbuf.h"
+#include "walk.h"
+
+#define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define FD_RESERVE 32		/* image, devices, stdio, progress */
+#define FD_BUDGET_MIN 8
+#define ACL_ACCESS "system.posix_acl_access"
+#define ACL_DEFAULT "system.posix_acl_default"
+
+/* A directory of the extraction. */
+struct xdir {
+	struct xdir *parent;
+	char *path;		/* in the image, for messages */
+	size_t pathlen;
+	int fd;			/* -1 while closed */
+	int refs;		/* atomic: the walk while on its stack, tasks */
+	dev_t dev;
+	ino_t ino;
+	bool failed;		/* not created: nothing is created inside */
+	bool inherits_acl;	/* passes a default ACL to what is created */
+	bool strip_acls;	/* may hold ACLs the image does not have */
+	bool fixup;		/* apply its metadata at the end */
+	uint64_t nid;
+	uint16_t mode;
+	uint32_t uid, gid;
+	int64_t mtime;
+	uint32_t mtime_nsec;
+	struct xa_list xl;
+	char name[];		/* NUL-terminated, "" for DIR */
+};
+
+/* A further name of an inode, linked at the end. */
+struct xlink {
+	struct xdir *dir;
+	char *name;
+	char *path;
+	size_t pathlen;
+	uint64_t nid;
+};
+
+/* The first name of an inode with several. */
+struct xprimary {
+	struct xdir *dir;
+	char *name;
+	int state;		/* 0 pending, 1 created, -1 failed */
+};
+
+/* Namespaces and kinds of the once-only xattr warnings. */
+enum { XNS_USER, XNS_TRUSTED, XNS_SECURITY, XNS_SYSTEM, XNS_OTHER, XNS_MAX };
+enum { XKIND_REG, XKIND_OTHER, XKIND_MAX };
+
+static const char *const xns_names[XNS_MAX] = {
+	"user.*", "trusted.*", "security.*", "system.*", "other",
+};
+
+struct extractor {
+	struct extract_opts o;
+	struct report *rep;
+	struct xdir *root;
+	char *start_name;	/* a non-directory start: the file in root */
+	bool have_proc;		/* /proc/self/fd/N reaches O_PATH objects */
+	int no_copy;		/* atomic: copy_file_range does not work */
+
+	struct xdir **all;	/* every directory, to free */
+	size_t nall, capall;
+	struct xdir **post;	/* post-order: the order of fix-ups */
+	size_t npost, cappost;
+	struct xdir **stack;	/* the walk's current path */
+	size_t nstack, capstack;
+	struct xdir **chain;	/* scratch for reopening */
+	size_t capchain;
+	struct xlink *links;
+	size_t nlinks, caplinks;
+	struct nidmap primaries;	/* struct xprimary */
+
+	int open_dirs;		/* atomic: directory descriptors open */
+	int budget;		/* how many may be */
+	bool (*throttle)(void *arg);
+	void *throttle_arg;
+
+	/* atomic: once-only warnings, counted */
+	unsigned long refused[XNS_MAX][XKIND_MAX];
+	int refused_err[XNS_MAX][XKIND_MAX];
+	unsigned long owner_refused;
+	int owner_err;
+	unsigned long bad_xattr_names;
+
+	/* atomic: statistics */
+	uint64_t ndirs, nfiles, nsymlinks, nnodes, nlinked;
+};
+
+static void atomic_inc(uint64_t *v)
+{
+	__atomic_add_fetch(v, 1, __ATOMIC_RELAXED);
+}
+
+int xa_list_add(struct xa_list *l, const struct erofs_xattr *xa)
+{
+	struct xa_item *it;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+
+		it = realloc(l->items, cap * sizeof(*it));
+		if (!it)
+			return -ENOMEM;
+		l->items = it;
+		l->cap = cap;
+	}
+	it = &l->items[l->n];
+	it->name = malloc(xa->namelen + 1);
+	it->value = malloc(xa->value_len ? xa->value_len : 1);
+	if (!it->name || !it->value) {
+		free(it->name);
+		free(it->value);
+		return -ENOMEM;
+	}
+	memcpy(it->name, xa->name, xa->namelen);
+	it->name[xa->namelen] = '\0';
+	it->namelen = xa->namelen;
+	memcpy(it->value, xa->value, xa->value_len);
+	it->len = xa->value_len;
+	l->n++;
+	return 0;
+}
+
+void xa_list_release(struct xa_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->items[i].name);
+		free(l->items[i].value);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool xa_list_has(const struct xa_list *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++)
+		if (!strcmp(l->items[i].name, name))
+			return true;
+	return false;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+#define GROW(x, arr, cap, need) \
+	grow((void **)&(x)->arr, &(x)->cap, (need), sizeof(*(x)->arr))
+
+/* The mode an entry gets: the image's, or with the umask, no set-ids. */
+static mode_t x_mode(const struct extractor *x, uint16_t mode)
+{
+	mode_t m = mode & 07777;
+
+	if (!x->o.perms)
+		m &= ~x->o.umask;
+	if (!x->o.owner)
+		m &= ~(mode_t)(S_ISUID | S_ISGID);
+	return m;
+}
+
+static bool name_ok(const char *name, size_t len)
+{
+	if (!len || len > EROFS_NAME_LEN)
+		return false;
+	if (len == 1 && name[0] == '.')
+		return false;
+	if (len == 2 && name[0] == '.' && name[1] == '.')
+		return false;
+	return !memchr(name, '/', len) && !memchr(name, '\0', len);
+}
+
+/*
+ * The name to create for entry e, or NULL (reported) when it must not be
+ * created. The start of the walk is DIR itself, or start_name.
+ */
+static const char *x_entry_name(struct extractor *x, const struct walk_entry *e,
+				const struct fsck_loc *loc)
+{
+	if (!e->depth)
+		return x->start_name ? x->start_name : "";
+	if (name_ok(e->name, e->namelen))
+		return e->name;
+	report_problem(x->rep, loc, "unsafe name, not extracted");
+	return NULL;
+}
+
+static void x_report_errno(struct report *rep, const struct fsck_loc *loc,
+			   const char *what, int err)
+{
+	report_failure(rep, loc, "cannot %s: %s", what, strerror(err));
+}
+
+/* Errors after which nothing more can be written: stop the run. */
+static bool errno_stops(int err)
+{
+	return err == ENOSPC || err == EDQUOT || err == EIO || err == EFBIG ||
+	       err == EROFS || err == ENOMEM;
+}
+
+/* Creation failed: report; a negative errno if the run must stop. */
+static int x_create_failed(struct report *rep, const struct fsck_loc *loc,
+			   const char *what, int err)
+{
+	if (errno_stops(err)) {
+		report_fatal_at(rep, loc, -err, "cannot %s: %s", what,
+				strerror(err));
+		return -err;
+	}
+	x_report_errno(rep, loc, what, err);
+	return 0;
+}
+
+/* --overwrite: take an entry out of the way, never following it. */
+static int x_remove(int dfd, const char *name)
+{
+	if (!unlinkat(dfd, name, 0))
+		return 0;
+	if (errno == EISDIR && !unlinkat(dfd, name, AT_REMOVEDIR))
+		return 0;
+	return -errno;
+}
+
+/* Directory descriptors */
+
+static void x_fd_opened(struct extractor *x, struct xdir *d, int fd)
+{
+	d->fd = fd;
+	__atomic_add_fetch(&x->open_dirs, 1, __ATOMIC_RELAXED);
+}
+
+static void x_fd_close(struct extractor *x, struct xdir *d)
+{
+	if (d->fd < 0 || d == x->root)
+		return;
+	close(d->fd);
+	d->fd = -1;
+	__atomic_sub_fetch(&x->open_dirs, 1, __ATOMIC_RELAXED);
+}
+
+static bool x_fd_room(const struct extractor *x)
+{
+	return __atomic_load_n(&x->open_dirs, __ATOMIC_RELAXED) < x->budget;
+}
+
+/* Open d from its parent's descriptor; it must still be the same dir. */
+static int xdir_reopen(struct xdir *d, int pfd)
+{
+	struct stat st;
+	int fd = openat(pfd, d->name, DIR_OPEN_FLAGS);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_dev != d->dev || st.st_ino != d->ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/*
+ * A descriptor of d, reopened from the nearest open ancestor if needed
+ * (DIR's stays open). Levels opened on the way are kept while there is
+ * room. Only for directories no task can close: on the walk's stack, or
+ * after every task has finished.
+ */
+static int xdir_fd(struct extractor *x, struct xdir *d)
+{
+	struct xdir *a;
+	size_t n = 0;
+	int pfd, fd, spare = -1;
+
+	for (a = d; a->fd < 0; a = a->parent) {
+		if (GROW(x, chain, capchain, n + 1))
+			return -ENOMEM;
+		x->chain[n++] = a;
+	}
+	pfd = a->fd;
+	while (n--) {
+		a = x->chain[n];
+		fd = xdir_reopen(a, pfd);
+		if (spare >= 0)
+			close(spare);
+		spare = -1;
+		if (fd < 0)
+			return fd;
+		if (a == d || x_fd_room(x))
+			x_fd_opened(x, a, fd);
+		else
+			spare = fd;
+		pfd = fd;
+	}
+	return d->fd;
+}
+
+/* Close descriptors of directories up the walk that no task uses. */
+static void x_evict(struct extractor *x)
+{
+	size_t i;
+
+	for (i = 1; i + 1 < x->nstack && !x_fd_room(x); i++) {
+		struct xdir *d = x->stack[i];
+
+		if (d->fd >= 0 &&
+		    __atomic_load_n(&d->refs, __ATOMIC_ACQUIRE) == 1)
+			x_fd_close(x, d);
+	}
+}
+
+/* Walker: make room for one more descriptor if the budget is spent. */
+static void x_make_room(struct extractor *x)
+{
+	while (!x_fd_room(x)) {
+		x_evict(x);
+		if (x_fd_room(x) || !x->throttle ||
+		    !x->throttle(x->throttle_arg))
+			return;
+	}
+}
+
+/* After the walk: drop cached descriptors if the budget is spent. */
+static void x_trim(struct extractor *x)
+{
+	size_t i;
+
+	if (x_fd_room(x))
+		return;
+	for (i = 0; i < x->nall; i++)
+		x_fd_close(x, x->all[i]);
+}
+
+static void xdir_unref(struct extractor *x, struct xdir *d)
+{
+	if (!__atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL))
+		x_fd_close(x, d);
+}
+
+/* Metadata */
+
+static int xattr_ns(const char *name)
+{
+	if (!strncmp(name, "user.", 5))
+		return XNS_USER;
+	if (!strncmp(name, "trusted.", 8))
+		return XNS_TRUSTED;
+	if (!strncmp(name, "security.", 9))
+		return XNS_SECURITY;
+	if (!strncmp(name, "system.", 7))
+		return XNS_SYSTEM;
+	return XNS_OTHER;
+}
+
+static bool refusal(int err)
+{
+	return err == EPERM || err == EOPNOTSUPP || err == EACCES;
+}
+
+static void x_refused(struct extractor *x, int ns, int kind, int err)
+{
+	int none = 0;
+
+	__atomic_add_fetch(&x->refused[ns][kind], 1, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&x->refused_err[ns][kind], &none, err,
+				    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* How to reach an object: a real descriptor, or an O_PATH one. */
+struct x_obj {
+	int fd;
+	bool opath;
+	char proc[32];		/* /proc/self/fd/N for an O_PATH fd */
+	int kind;		/* XKIND_* */
+	bool strip_acls;	/* it inherited ACLs the image may not have */
+};
+
+static int obj_setxattr(const struct x_obj *o, const struct xa_item *it)
+{
+	int ret;
+
+	if (o->opath)
+		ret = setxattr(o->proc, it->name, it->value, it->len, 0);
+	else
+		ret = fsetxattr(o->fd, it->name, it->value, it->len, 0);
+	return ret ? -errno : 0;
+}
+
+static int obj_removexattr(const struct x_obj *o, const char *name)
+{
+	int ret;
+
+	if (o->opath)
+		ret = removexattr(o->proc, name);
+	else
+		ret = fremovexattr(o->fd, name);
+	return ret && errno != ENODATA ? -errno : 0;
+}
+
+static int x_set_xattr(struct extractor *x, struct report *rep,
+		       const struct fsck_loc *loc, const struct x_obj *o,
+		       const struct xa_item *it)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (strlen(it->name) != it->namelen) {
+		__atomic_add_fetch(&x->bad_xattr_names, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	ret = obj_setxattr(o, it);
+	if (!ret)
+		return 0;
+	if (refusal(-ret)) {
+		x_refused(x, xattr_ns(it->name), o->kind, -ret);
+		return 0;
+	}
+	sb_escape(&sb, it->name, it->namelen, NULL);
+	report_failure(rep, loc, "cannot set xattr %s: %s",
+		       sb.s ? sb.s : "", strerror(-ret));
+	sb_release(&sb);
+	return 1;
+}
+
+/* xattrs of the image; inherited ACLs the image does not have removed. */
+static int x_set_xattrs(struct extractor *x, struct report *rep,
+			const struct fsck_loc *loc, const struct x_obj *o,
+			const struct xa_list *xl, bool dir)
+{
+	size_t i;
+	int ret = 0, err;
+
+	if (!x->o.xattrs)
+		return 0;
+	for (i = 0; xl && i < xl->n; i++)
+		ret |= x_set_xattr(x, rep, loc, o, &xl->items[i]);
+	if (!o->strip_acls)
+		return ret;
+	err = xa_list_has(xl, ACL_ACCESS) ? 0 : obj_removexattr(o, ACL_ACCESS);
+	if (!err && dir && !xa_list_has(xl, ACL_DEFAULT))
+		err = obj_removexattr(o, ACL_DEFAULT);
+	if (err) {
+		x_report_errno(rep, loc, "remove an inherited ACL", -err);
+		ret = 1;
+	}
+	return ret;
+}
+
+static int x_owner_failed(struct extractor *x, struct report *rep,
+			  const struct fsck_loc *loc, int err)
+{
+	int none = 0;
+
+	if (err != EPERM) {
+		x_report_errno(rep, loc, "set the owner", err);
+		return 1;
+	}
+	__atomic_add_fetch(&x->owner_refused, 1, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&x->owner_err, &none, err, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * Owner, mode, xattrs, times, in this order: chown clears set-id bits and
+ * file capabilities, so mode and xattrs come after it; xattrs do not
+ * change the mtime. Returns 0, or 1 when something was not set.
+ */
+static int x_apply(struct extractor *x, struct report *rep,
+		   const struct fsck_loc *loc, const struct x_obj *o,
+		   const struct erofs_inode *inode, uint16_t mode,
+		   const struct xa_list *xl, bool chmod_needed)
+{
+	struct timespec ts[2];
+	mode_t m = x_mode(x, mode);
+	int ret = 0, err;
+
+	if (x->o.owner) {
+		err = o->opath ? fchownat(o->fd, "", inode->uid, inode->gid,
+					  AT_EMPTY_PATH) :
+				 fchown(o->fd, inode->uid, inode->gid);
+		if (err)
+			ret |= x_owner_failed(x, rep, loc, errno);
+	}
+	if (chmod_needed && !S_ISLNK(mode)) {
+		err = o->opath ? chmod(o->proc, m) : fchmod(o->fd, m);
+		if (err) {
+			x_report_errno(rep, loc, "set the mode", errno);
+			ret = 1;
+		}
+	}
+	ret |= x_set_xattrs(x, rep, loc, o, xl, S_ISDIR(mode));
+	ts[0].tv_sec = inode->mtime;
+	ts[0].tv_nsec = inode->mtime_nsec;
+	ts[1] = ts[0];
+	err = o->opath ? utimensat(o->fd, "", ts, AT_EMPTY_PATH) :
+			 futimens(o->fd, ts);
+	if (err) {
+		x_report_errno(rep, loc, "set the times", errno);
+		ret = 1;
+	}
+	return ret;
+}
+
+/* Setup */
+
+static int x_count_entries(int fd, bool *empty)
+{
+	int dfd = dup(fd);
+	struct dirent *de;
+	DIR *d;
+
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	*empty = true;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			*empty = false;
+	closedir(d);
+	return 0;
+}
+
+static bool has_default_acl(int dfd)
+{
+	return fgetxattr(dfd, ACL_DEFAULT, NULL, 0) > 0;
+}
+
+static int x_fd_budget(unsigned int threads)
+{
+	struct rlimit rl;
+	rlim_t lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return FD_BUDGET_MIN;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t old = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = old;
+	}
+	lim = rl.rlim_cur;
+	if (lim == RLIM_INFINITY || lim > (1 << 20))
+		lim = 1 << 20;
+	if (lim < FD_RESERVE + 2 * (rlim_t)threads + FD_BUDGET_MIN)
+		return FD_BUDGET_MIN;
+	return (int)(lim - FD_RESERVE - 2 * threads);
+}
+
+static struct xdir *xdir_new(struct extractor *x, struct xdir *parent,
+			     const char *name, size_t namelen,
+			     const char *path, size_t pathlen)
+{
+	struct xdir *d;
+
+	if (GROW(x, all, capall, x->nall + 1))
+		return NULL;
+	d = calloc(1, sizeof(*d) + namelen + 1);
+	if (!d)
+		return NULL;
+	d->path = malloc(pathlen + 1);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	memcpy(d->path, path, pathlen);
+	d->path[pathlen] = '\0';
+	d->pathlen = pathlen;
+	memcpy(d->name, name, namelen);
+	d->parent = parent;
+	d->fd = -1;
+	d->refs = 1;
+	x->all[x->nall++] = d;
+	return d;
+}
+
+/* DIR as the start directory: create it, or accept it if allowed. */
+static int x_open_dir(struct extractor *x)
+{
+	const char *dir = x->o.dir;
+	bool created = false, empty = false;
+	struct stat st;
+	int fd, ret, err;
+
+	if (!mkdir(dir, 0700))
+		created = true;
+	else if (errno != EEXIST)
+		goto fail;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	if (!created && !x->o.force) {
+		ret = x_count_entries(fd, &empty);
+		if (ret || !empty) {
+			close(fd);
+			if (ret) {
+				errno = -ret;
+				goto fail;
+			}
+			report_fatal(x->rep, "--extract=%s: directory exists and is not empty (--force extracts into it)",
+				     dir);
+			return -EINVAL;
+		}
+	}
+	if (fstat(fd, &st)) {
+		close(fd);
+		goto fail;
+	}
+	x->root->fd = fd;
+	x->root->dev = st.st_dev;
+	x->root->ino = st.st_ino;
+	x->root->fixup = true;
+	return 0;
+fail:
+	err = errno;
+	report_fatal(x->rep, "--extract=%s: %s", dir, strerror(err));
+	return -err;
+}
+
+/* DIR as the file to create: open its parent. */
+static int x_open_parent(struct extractor *x)
+{
+	const char *dir = x->o.dir, *slash;
+	char *parent;
+	size_t len = strlen(dir);
+	int fd, err;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	slash = memrchr(dir, '/', len);
+	x->start_name = strndup(slash ? slash + 1 : dir,
+				len - (slash ? (size_t)(slash + 1 - dir) : 0));
+	parent = slash ? strndup(dir, slash == dir ? 1 : slash - dir) :
+			 strdup(".");
+	if (!x->start_name || !parent) {
+		free(parent);
+		report_fatal(x->rep, "out of memory");
+		return -ENOMEM;
+	}
+	if (!name_ok(x->start_name, strlen(x->start_name))) {
+		report_fatal(x->rep, "--extract=%s: not a file name", dir);
+		free(parent);
+		return -EINVAL;
+	}
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	free(parent);
+	if (fd < 0) {
+		report_fatal(x->rep, "--extract=%s: %s", dir, strerror(err));
+		return -err;
+	}
+	x->root->fd = fd;
+	return 0;
+}
+
+int extract_open(struct extractor **out, const struct extract_opts *o,
+		 struct report *rep, bool start_is_dir)
+{
+	struct extractor *x = calloc(1, sizeof(*x));
+	int ret;
+
+	*out = NULL;
+	if (!x) {
+		report_fatal(rep, "out of memory");
+		return -ENOMEM;
+	}
+	x->o = *o;
+	x->rep = rep;
+	nidmap_init(&x->primaries, sizeof(struct xprimary));
+	x->budget = x_fd_budget(o->threads);
+	x->root = xdir_new(x, NULL, "", 0, "", 0);
+	if (!x->root) {
+		extract_close(x);
+		report_fatal(rep, "out of memory");
+		return -ENOMEM;
+	}
+	x->root->refs = 2;	/* the walk never closes it */
+	ret = start_is_dir ? x_open_dir(x) : x_open_parent(x);
+	if (ret) {
+		extract_close(x);
+		return ret;
+	}
+	/* modes are given exactly; the user's umask is applied by hand */
+	umask(0);
+	x->have_proc = !access("/proc/self/fd", X_OK);
+	x->root->inherits_acl = has_default_acl(x->root->fd);
+	x->root->strip_acls = x->root->fixup;
+	*out = x;
+	return 0;
+}
+
+void extract_close(struct extractor *x)
+{
+	size_t i;
+
+	if (!x)
+		return;
+	for (i = 0; i < x->nall; i++) {
+		struct xdir *d = x->all[i];
+
+		if (d->fd >= 0)
+			close(d->fd);
+		xa_list_release(&d->xl);
+		free(d->path);
+		free(d);
+	}
+	for (i = 0; i < x->nlinks; i++) {
+		free(x->links[i].name);
+		free(x->links[i].path);
+	}
+	nidmap_for_each(&x->primaries, i)
+		free(((struct xprimary *)nidmap_val(&x->primaries, i))->name);
+	nidmap_fini(&x->primaries);
+	free(x->all);
+	free(x->post);
+	free(x->stack);
+	free(x->chain);
+	free(x->links);
+	free(x->start_name);
+	free(x);
+}
+
+void extract_set_throttle(struct extractor *x, bool (*fn)(void *arg),
+			  void *arg)
+{
+	x->throttle = fn;
+	x->throttle_arg = arg;
+}
+
+/* Walker side */
+
+static void xdir_set_meta(struct xdir *d, const struct erofs_inode *inode)
+{
+	d->nid = inode->nid;
+	d->mode = inode->mode;
+	d->uid = inode->uid;
+	d->gid = inode->gid;
+	d->mtime = inode->mtime;
+	d->mtime_nsec = inode->mtime_nsec;
+}
+
+/* mkdirat, or an existing directory; 0 or 1 (reported, not created). */
+static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
+		   const struct fsck_loc *loc)
+{
+	bool existed = false;
+	struct stat st;
+	int fd, err;
+
+	x_make_room(x);
+	if (mkdirat(pfd, d->name, 0700)) {
+		err = errno;
+		if (err != EEXIST)
+			goto fail;
+		existed = true;
+		if (fstatat(pfd, d->name, &st, AT_SYMLINK_NOFOLLOW)) {
+			err = errno;
+			goto fail;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (!x->o.overwrite) {
+				report_failure(x->rep, loc,
+					       "cannot create the directory: an entry that is not a directory exists (--overwrite replaces it)");
+				return 1;
+			}
+			existed = false;
+			err = -x_remove(pfd, d->name);
+			if (err || mkdirat(pfd, d->name, 0700)) {
+				err = err ? err : errno;
+				goto fail;
+			}
+		}
+	}
+	fd = openat(pfd, d->name, DIR_OPEN_FLAGS);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		goto fail;
+	}
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	x_fd_opened(x, d, fd);
+	if (existed) {
+		d->inherits_acl = has_default_acl(fd);
+		d->strip_acls = true;
+	} else {
+		d->inherits_acl = d->parent->inherits_acl;
+		d->strip_acls = d->inherits_acl;
+	}
+	return 0;
+fail:
+	return x_create_failed(x->rep, loc, "create the directory", err) ?: 1;
+}
+
+static int x_push(struct extractor *x, struct xdir *d)
+{
+	if (GROW(x, stack, capstack, x->nstack + 1))
+		return -ENOMEM;
+	x->stack[x->nstack++] = d;
+	return 0;
+}
+
+int extract_dir(struct extractor *x, const struct walk_entry *e,
+		const struct fsck_loc *loc, struct xa_list *xl, void **state)
+{
+	struct xdir *parent = e->parent, *d;
+	const char *name;
+	int pfd, ret;
+
+	if (!e->depth) {
+		d = x->root;
+		goto ready;
+	}
+	name = x_entry_name(x, e, loc);
+	d = xdir_new(x, parent, name ? name : "", name ? e->namelen : 0,
+		     e->path, e->pathlen);
+	if (!d)
+		return -ENOMEM;
+	if (!name || parent->failed) {
+		d->failed = true;
+		goto ready;
+	}
+	pfd = xdir_fd(x, parent);
+	if (pfd < 0) {
+		ret = x_create_failed(x->rep, loc,
+				      "reopen the parent directory", -pfd);
+		d->failed = true;
+		if (ret)
+			return ret;
+		goto ready;
+	}
+	ret = x_mkdir(x, d, pfd, loc);
+	if (ret < 0)
+		return ret;
+	d->failed = ret;
+	d->fixup = !ret;
+	if (!ret)
+		atomic_inc(&x->ndirs);
+ready:
+	xdir_set_meta(d, e->inode);
+	d->xl = *xl;
+	memset(xl, 0, sizeof(*xl));
+	*state = d;
+	return x_push(x, d);
+}
+
+void extract_dir_done(struct extractor *x, void *state)
+{
+	struct xdir *d = state;
+
+	if (x->nstack && x->stack[x->nstack - 1] == d)
+		x->nstack--;
+	if (!GROW(x, post, cappost, x->npost + 1))
+		x->post[x->npost++] = d;
+	else
+		d->fixup = false;
+	xdir_unref(x, d);
+}
+
+static int x_add_primary(struct extractor *x, uint64_t nid, struct xdir *dir,
+			 const char *name, int state)
+{
+	struct xprimary *p;
+	int added;
+
+	p = nidmap_get(&x->primaries, nid, &added);
+	if (!p)
+		return -ENOMEM;
+	if (!added)
+		return 0;
+	p->name = strdup(name);
+	if (!p->name)
+		return -ENOMEM;
+	p->dir = dir;
+	p->state = state;
+	return 0;
+}
+
+/* Create a symlink or node; 0, 1 (reported) or a negative errno. */
+static int x_mknode(struct extractor *x, int pfd, const char *name,
+		    const struct erofs_inode *inode, const char *target,
+		    const struct fsck_loc *loc)
+{
+	dev_t rdev = makedev(erofs_rdev_major(inode->rdev),
+			     erofs_rdev_minor(inode->rdev));
+	bool retried = false;
+	int ret;
+
+again:
+	if (S_ISLNK(inode->mode))
+		ret = symlinkat(target, pfd, name);
+	else
+		ret = mknodat(pfd, name, (inode->mode & S_IFMT) | 0600,
+			      S_ISCHR(inode->mode) || S_ISBLK(inode->mode) ?
+			      rdev : 0);
+	if (!ret)
+		return 0;
+	ret = errno;
+	if (ret == EEXIST && x->o.overwrite && !retried) {
+		ret = -x_remove(pfd, name);
+		retried = true;
+		if (!ret)
+			goto again;
+	}
+	if (ret == EEXIST) {
+		report_failure(x->rep, loc,
+			       "cannot create: an entry of that name exists (--overwrite replaces it)");
+		return 1;
+	}
+	return x_create_failed(x->rep, loc, "create", ret) ?: 1;
+}
+
+/* Metadata of a symlink or node, through an O_PATH descriptor. */
+static int x_node_meta(struct extractor *x, struct xdir *parent,
+		       const char *name, const struct erofs_inode *inode,
+		       const struct xa_list *xl, const struct fsck_loc *loc)
+{
+	struct x_obj o = { .opath = true, .kind = XKIND_OTHER };
+	int pfd = parent->fd;
+	struct stat st;
+	int ret;
+
+	o.strip_acls = x->o.xattrs && parent->inherits_acl &&
+		       !S_ISLNK(inode->mode);
+	o.fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (o.fd < 0) {
+		x_report_errno(x->rep, loc, "open what was created", errno);
+		return 1;
+	}
+	if (fstat(o.fd, &st) ||
+	    (st.st_mode & S_IFMT) != (inode->mode & S_IFMT)) {
+		report_failure(x->rep, loc, "changed while being created");
+		close(o.fd);
+		return 1;
+	}
+	snprintf(o.proc, sizeof(o.proc), "/proc/self/fd/%d", o.fd);
+	if (!x->have_proc && !S_ISLNK(inode->mode)) {
+		report_failure(x->rep, loc,
+			       "cannot set the mode: /proc is not mounted");
+		close(o.fd);
+		return 1;
+	}
+	ret = x_apply(x, x->rep, loc, &o, inode, inode->mode, xl, true);
+	close(o.fd);
+	return ret;
+}
+
+int extract_node(struct extractor *x, const struct walk_entry *e,
+		 const struct fsck_loc *loc, const char *target, size_t tlen,
+		 const struct xa_list *xl)
+{
+	struct xdir *parent = e->depth ? e->parent : x->root;
+	const char *name;
+	int pfd, ret;
+
+	if (parent->failed || !(name = x_entry_name(x, e, loc)))
+		return 0;
+	if (S_ISLNK(e->inode->mode) && (!tlen || memchr(target, '\0', tlen)))
+		return 0;	/* reported by the checker */
+	pfd = xdir_fd(x, parent);
+	if (pfd < 0)
+		return x_create_failed(x->rep, loc,
+				       "reopen the parent directory", -pfd);
+	ret = x_mknode(x, pfd, name, e->inode, target, loc);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		atomic_inc(S_ISLNK(e->inode->mode) ? &x->nsymlinks :
+						     &x->nnodes);
+		x_node_meta(x, parent, name, e->inode, xl, loc);
+	}
+	if (e->inode->nlink > 1)
+		return x_add_primary(x, e->nid, parent, name, ret ? -1 : 1);
+	return 0;
+}
+
+int extract_link(struct extractor *x, const struct walk_entry *e,
+		 const struct fsck_loc *loc)
+{
+	struct xdir *parent = e->depth ? e->parent : x->root;
+	const char *name;
+	struct xlink *l;
+
+	if (parent->failed || !(name = x_entry_name(x, e, loc)))
+		return 0;
+	if (GROW(x, links, caplinks, x->nlinks + 1))
+		return -ENOMEM;
+	l = &x->links[x->nlinks];
+	l->dir = parent;
+	l->nid = e->nid;
+	l->name = strdup(name);
+	l->path = strndup(e->path, e->pathlen);
+	l->pathlen = e->pathlen;
+	if (!l->name || !l->path) {
+		free(l->name);
+		free(l->path);
+		return -ENOMEM;
+	}
+	x->nlinks++;
+	return 0;
+}
+
+int extract_file_begin(struct extractor *x, const struct walk_entry *e,
+		       const struct fsck_loc *loc, struct xdir **dir)
+{
+	struct xdir *parent = e->depth ? e->parent : x->root;
+	const char *name;
+	int pfd, ret;
+
+	*dir = NULL;
+	if (parent->failed || !(name = x_entry_name(x, e, loc)))
+		return 0;
+	x_make_room(x);
+	pfd = xdir_fd(x, parent);
+	if (pfd < 0)
+		return x_create_failed(x->rep, loc,
+				       "reopen the parent directory", -pfd);
+	if (e->inode->nlink > 1) {
+		ret = x_add_primary(x, e->nid, parent, name, 0);
+		if (ret)
+			return ret;
+	}
+	__atomic_add_fetch(&parent->refs, 1, __ATOMIC_ACQ_REL);
+	*dir = parent;
+	return 0;
+}
+
+void extract_file_status(struct extractor *x, uint64_t nid, bool ok)
+{
+	struct xprimary *p = nidmap_find(&x->primaries, nid);
+
+	if (p)
+		p->state = ok ? 1 : -1;
+}
+
+/* Task side */
+
+int extract_file_create(struct extractor *x, struct report *rep,
+			const struct fsck_loc *loc, struct xdir *dir,
+			const char *name, const struct erofs_inode *inode)
+{
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	mode_t m = x_mode(x, inode->mode) & 0777;
+	bool retried = false;
+	int fd, err;
+
+	if (!name)
+		name = x->start_name;
+again:
+	fd = openat(dir->fd, name, flags, m);
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	if (err == EEXIST && x->o.overwrite && !retried) {
+		err = -x_remove(dir->fd, name);
+		retried = true;
+		if (!err)
+			goto again;
+	}
+	if (err == EEXIST) {
+		report_failure(rep, loc,
+			       "cannot create: an entry of that name exists (--overwrite replaces it)");
+		return -1;
+	}
+	return x_create_failed(rep, loc, "create", err) ?: -1;
+}
+
+int extract_file_write(struct extractor *x, struct report *rep,
+		       const struct fsck_loc *loc, int fd, const void *buf,
+		       size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+	ssize_t n;
+
+	(void)x;
+	while (len) {
+		n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : ENOSPC;
+
+			report_fatal_at(rep, loc, -err, "cannot write: %s",
+					strerror(err));
+			return -err;
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int extract_file_copy(struct extractor *x, struct report *rep,
+		      const struct fsck_loc *loc, int fd, int in_fd,
+		      uint64_t pos, size_t len, uint64_t off)
+{
+	loff_t in = (loff_t)pos, out = (loff_t)off;
+	ssize_t n;
+	int err;
+
+	if (__atomic_load_n(&x->no_copy, __ATOMIC_RELAXED))
+		return 1;
+	while (len) {
+		n = copy_file_range(in_fd, &in, fd, &out, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			len -= (size_t)n;
+			continue;
+		}
+		err = n ? errno : 0;
+		if (!err || err == EXDEV || err == EINVAL || err == ENOSYS ||
+		    err == EOPNOTSUPP || err == EBADF) {
+			__atomic_store_n(&x->no_copy, 1, __ATOMIC_RELAXED);
+			return 1;
+		}
+		report_fatal_at(rep, loc, -err, "cannot write: %s",
+				strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+int extract_file_commit(struct extractor *x, struct report *rep,
+			const struct fsck_loc *loc, struct xdir *dir,
+			const char *name, int fd,
+			const struct erofs_inode *inode,
+			const struct xa_list *xl)
+{
+	struct x_obj o = { .fd = fd, .kind = XKIND_REG };
+	mode_t m = x_mode(x, inode->mode);
+	struct stat st;
+	int ret, err;
+
+	if (!name)
+		name = x->start_name;
+	if (fstat(fd, &st) || ((uint64_t)st.st_size != inode->size &&
+			       ftruncate(fd, (off_t)inode->size))) {
+		err = errno;
+		report_fatal_at(rep, loc, -err, "cannot write: %s",
+				strerror(err));
+		extract_file_abort(x, dir, name, fd);
+		return -err;
+	}
+	o.strip_acls = x->o.xattrs && dir->inherits_acl;
+	ret = x_apply(x, rep, loc, &o, inode, inode->mode, xl,
+		      (m & 07000) || o.strip_acls);
+	if (close(fd)) {
+		err = errno;
+		report_fatal_at(rep, loc, -err, "cannot write: %s",
+				strerror(err));
+		unlinkat(dir->fd, name, 0);
+		return -err;
+	}
+	atomic_inc(&x->nfiles);
+	return ret;
+}
+
+void extract_file_abort(struct extractor *x, struct xdir *dir,
+			const char *name, int fd)
+{
+	close(fd);
+	unlinkat(dir->fd, name ? name : x->start_name, 0);
+}
+
+void extract_file_end(struct extractor *x, struct xdir *dir)
+{
+	if (dir)
+		xdir_unref(x, dir);
+}
+
+/* After the walk */
+
+static void x_link_one(struct extractor *x, const struct xlink *l)
+{
+	struct fsck_loc loc = {
+		.path = l->path, .pathlen = l->pathlen,
+		.nid = l->nid, .offset = EROFS_NO_OFFSET,
+	};
+	struct xprimary *p = nidmap_find(&x->primaries, l->nid);
+	bool retried = false;
+	int pfd, dfd, err;
+
+	if (!p || p->state != 1)
+		return;		/* the first name failed, and said so */
+	x_trim(x);
+	pfd = xdir_fd(x, p->dir);
+	dfd = pfd < 0 ? pfd : xdir_fd(x, l->dir);
+	if (dfd < 0) {
+		x_report_errno(x->rep, &loc, "reopen a directory", -dfd);
+		return;
+	}
+again:
+	if (!linkat(pfd, p->name, dfd, l->name, 0)) {
+		atomic_inc(&x->nlinked);
+		return;
+	}
+	err = errno;
+	if (err == EEXIST && x->o.overwrite && !retried) {
+		err = -x_remove(dfd, l->name);
+		retried = true;
+		if (!err)
+			goto again;
+	}
+	if (err == EEXIST)
+		report_failure(x->rep, &loc,
+			       "cannot link: an entry of that name exists (--overwrite replaces it)");
+	else
+		x_report_errno(x->rep, &loc, "link", err);
+}
+
+static void x_fix_dir(struct extractor *x, struct xdir *d)
+{
+	struct fsck_loc loc = {
+		.path = d->path, .pathlen = d->pathlen,
+		.nid = d->nid, .offset = EROFS_NO_OFFSET,
+	};
+	struct x_obj o = { .kind = XKIND_REG };
+	struct erofs_inode inode;
+
+	x_trim(x);
+	o.fd = xdir_fd(x, d);
+	if (o.fd < 0) {
+		x_report_errno(x->rep, &loc, "reopen the directory", -o.fd);
+		return;
+	}
+	o.strip_acls = x->o.xattrs && d->strip_acls;
+	memset(&inode, 0, sizeof(inode));
+	inode.mode = d->mode;
+	inode.uid = d->uid;
+	inode.gid = d->gid;
+	inode.mtime = d->mtime;
+	inode.mtime_nsec = d->mtime_nsec;
+	x_apply(x, x->rep, &loc, &o, &inode, d->mode, &d->xl, true);
+	x_fd_close(x, d);
+}
+
+static void x_summary_refused(struct extractor *x, int ns, int kind)
+{
+	static const char *const kinds[XKIND_MAX] = {
+		[XKIND_REG] = "files or directories",
+		[XKIND_OTHER] = "symlinks or special files",
+	};
+
+	report_warning(x->rep, NULL, "%s xattrs not set on %lu %s: %s",
+		       xns_names[ns], x->refused[ns][kind], kinds[kind],
+		       strerror(x->refused_err[ns][kind]));
+}
+
+/* The warnings that would have repeated for every entry, once each. */
+static void x_summary(struct extractor *x)
+{
+	int ns, kind;
+
+	for (ns = 0; ns < XNS_MAX; ns++)
+		for (kind = 0; kind < XKIND_MAX; kind++)
+			if (x->refused[ns][kind])
+				x_summary_refused(x, ns, kind);
+	if (x->bad_xattr_names)
+		report_warning(x->rep, NULL,
+			       "%lu xattrs with a NUL byte in their name not set",
+			       x->bad_xattr_names);
+	if (x->owner_refused)
+		report_failure(x->rep, NULL,
+			       "owners not set on %lu entries: %s",
+			       x->owner_refused, strerror(x->owner_err));
+}
+
+int extract_finish(struct extractor *x, bool stopped)
+{
+	size_t i;
+
+	x->nstack = 0;
+	for (i = 0; !stopped && i < x->nlinks; i++)
+		x_link_one(x, &x->links[i]);
+	for (i = 0; i < x->npost; i++)
+		if (x->post[i]->fixup && !x->post[i]->failed)
+			x_fix_dir(x, x->post[i]);
+	x_summary(x);
+	return 0;
+}
+
+void extract_get_stats(const struct extractor *x, struct extract_stats *st)
+{
+	st->dirs = x->ndirs;
+	st->files = x->nfiles;
+	st->symlinks = x->nsymlinks;
+	st->nodes = x->nnodes;
+	st->links = x->nlinked;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Extraction to a directory (--extract=DIR): the one place that creates
+ * anything on disk, and that enforces the rules of DESIGN.md, "Extraction
+ * rules":
+ *
+ * - everything is created and changed relative to directory file
+ *   descriptors, with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW, or through a
+ *   descriptor of the object itself: nothing is ever created or changed
+ *   through a symlink, whether it came from the image or was in DIR;
+ * - a name that is empty, "." or "..", or holds '/' or NUL is corruption,
+ *   and is never created;
+ * - an existing entry is only replaced with --overwrite; a symlink in the
+ *   way is then removed, never followed;
+ * - a regular file whose data fails is unlinked: nothing remains under
+ *   its name looking complete.
+ *
+ * Threads. The walker thread creates directories (mkdirat, then opens
+ * them), symlinks, device nodes, fifos and sockets, and queues regular
+ * files as tasks. A task creates its file with openat() in its parent's
+ * descriptor, which stays open while any task in it runs (a reference
+ * count: the last one out closes it). Directory metadata (owner, mode,
+ * xattrs including default ACLs, times) and further names of hard-linked
+ * inodes are applied after every task has finished (extract_finish):
+ * links first, then directories children before parents, so that a
+ * read-only directory still receives its entries and keeps its mtime.
+ * Directories are created 0700 and get their mode then.
+ *
+ * Descriptors. The soft RLIMIT_NOFILE is raised to the hard limit; when
+ * the open directories would still exceed it (a walk can be 4096 levels
+ * deep), descriptors of directories higher up the walk are closed and
+ * later reopened from their parent by name, with O_NOFOLLOW, checking
+ * that the device and inode number are unchanged.
+ */
+#ifndef FSCK_EXTRACT_H
+#define FSCK_EXTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "report.h"
+
+struct erofs_inode;
+struct erofs_xattr;
+struct extractor;
+struct walk_entry;
+struct xdir;
+
+/* Raw xattrs of one inode, as a listing shows them. */
+struct xa_item {
+	char *name;		/* NUL-terminated (namelen bytes before) */
+	size_t namelen;
+	void *value;
+	size_t len;
+};
+
+struct xa_list {
+	struct xa_item *items;
+	size_t n, cap;
+};
+
+int xa_list_add(struct xa_list *l, const struct erofs_xattr *xa);
+void xa_list_release(struct xa_list *l);
+
+struct extract_opts {
+	const char *dir;
+	bool force;		/* DIR may exist and hold entries, or be / */
+	bool overwrite;		/* replace existing entries */
+	bool owner;		/* set owners */
+	bool perms;		/* modes exactly, else with the umask */
+	bool xattrs;		/* set xattrs */
+	mode_t umask;		/* the user's umask */
+	unsigned int threads;	/* worker threads, for the descriptor budget */
+};
+
+/*
+ * Prepare DIR (create it if missing). start_is_dir tells whether the start
+ * of the walk is a directory; if it is not, DIR names the file to create.
+ * Returns 0, or a negative errno after reporting why (-EINVAL: a usage
+ * error, such as extracting to / without --force).
+ */
+int extract_open(struct extractor **out, const struct extract_opts *o,
+		 struct report *rep, bool start_is_dir);
+void extract_close(struct extractor *x);
+
+/*
+ * How the extractor waits for pending tasks when it runs out of
+ * descriptors: fn waits for the oldest pending task and returns false if
+ * there was none.
+ */
+void extract_set_throttle(struct extractor *x, bool (*fn)(void *arg),
+			  void *arg);
+
+/* Walker side. loc locates the entry for messages. */
+
+/* A directory, before its children: *state becomes its struct xdir. */
+int extract_dir(struct extractor *x, const struct walk_entry *e,
+		const struct fsck_loc *loc, struct xa_list *xl, void **state);
+/* After its children. */
+void extract_dir_done(struct extractor *x, void *state);
+
+/* First name of a symlink (target, tlen), device, fifo or socket. */
+int extract_node(struct extractor *x, const struct walk_entry *e,
+		 const struct fsck_loc *loc, const char *target, size_t tlen,
+		 const struct xa_list *xl);
+
+/* Another name of an inode met before: linked at the end. */
+int extract_link(struct extractor *x, const struct walk_entry *e,
+		 const struct fsck_loc *loc);
+
+/*
+ * A regular file, first name: checks the name and pins the parent
+ * directory for a task. *dir is NULL when the file is not to be created
+ * (bad name, or its directory could not be created).
+ */
+int extract_file_begin(struct extractor *x, const struct walk_entry *e,
+		       const struct fsck_loc *loc, struct xdir **dir);
+/* After the task: the outcome, for the further names of the file. */
+void extract_file_status(struct extractor *x, uint64_t nid, bool ok);
+
+/*
+ * Task side, reporting into rep; name is the last component of the path,
+ * NULL for the start of the walk. Create the file: returns a descriptor,
+ * -1 when it could not be created (reported; the data is still checked),
+ * or a negative errno other than -1 that stops the run.
+ */
+int extract_file_create(struct extractor *x, struct report *rep,
+			const struct fsck_loc *loc, struct xdir *dir,
+			const char *name, const struct erofs_inode *inode);
+/*
+ * Write len bytes at off; a failure is reported and stops the run: the
+ * negative errno is returned.
+ */
+int extract_file_write(struct extractor *x, struct report *rep,
+		       const struct fsck_loc *loc, int fd, const void *buf,
+		       size_t len, uint64_t off);
+/*
+ * Copy len bytes at byte pos of in_fd (an image file) to off of the file,
+ * in the kernel (copy_file_range). Returns 0, 1 when the kernel cannot
+ * copy between these files (then read and write them), or a negative
+ * errno after reporting it.
+ */
+int extract_file_copy(struct extractor *x, struct report *rep,
+		      const struct fsck_loc *loc, int fd, int in_fd,
+		      uint64_t pos, size_t len, uint64_t off);
+/*
+ * The data is complete: set the size (a trailing hole), owner, mode,
+ * xattrs and times, close. Returns 0, 1 if something could not be set
+ * (reported), or a negative errno that stops the run (the file is then
+ * unlinked).
+ */
+int extract_file_commit(struct extractor *x, struct report *rep,
+			const struct fsck_loc *loc, struct xdir *dir,
+			const char *name, int fd,
+			const struct erofs_inode *inode,
+			const struct xa_list *xl);
+/* The data failed: close and unlink. */
+void extract_file_abort(struct extractor *x, struct xdir *dir,
+			const char *name, int fd);
+/* The task is over: unpin the directory. */
+void extract_file_end(struct extractor *x, struct xdir *dir);
+
+/*
+ * After the walk and every task: further names of hard-linked inodes
+ * (unless the run was stopped), then directory metadata, children first.
+ * Prints the once-per-kind warnings (an xattr namespace the target
+ * refused...). Returns 0 or a negative errno.
+ */
+int extract_finish(struct extractor *x, bool stopped);
+
+/* Statistics for the report. */
+struct extract_stats {
+	uint64_t dirs, files, symlinks, nodes, links;
+};
+void extract_get_stats(const struct extractor *x, struct extract_stats *st);
+
+#endif
