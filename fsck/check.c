@@ -12,6 +12,7 @@
 #include "erofs/pool.h"
 #include "erofs/xattr.h"
 #include "extract.h"
+#include "interrupt.h"
 #include "list.h"
 #include "manifest.h"
 
@@ -279,6 +280,8 @@ static int check_read_extent(struct fsck_worker *w,
 				     map->la + skip);
 	}
 	for (done = 0; done < len; done += n) {
+		if (interrupted())
+			return -EINTR;
 		n = len - done < CHECK_PIECE_SIZE ? len - done :
 						    CHECK_PIECE_SIZE;
 		if (check_reserve(w, n))
@@ -317,6 +320,8 @@ static int check_extents(struct fsck_worker *w, const struct erofs_inode *inode,
 			return check_lib_error(w, loc, ret);
 	}
 	while (pos < inode->size) {
+		if (interrupted())
+			return -EINTR;
 		ret = erofs_map(w->ctx, inode, pos, &map);
 		if (ret < 0)
 			return check_lib_error(w, loc, ret);
@@ -525,7 +530,7 @@ static int check_list(struct checker *ck, const struct walk_entry *e,
 {
 	const char *first = NULL;
 	char **p;
-	int added;
+	int ret, added;
 
 	if (!ck->list)
 		return 0;
@@ -539,7 +544,12 @@ static int check_list(struct checker *ck, const struct walk_entry *e,
 		if (!*p)
 			return -ENOMEM;
 	}
-	return list_entry(ck->list, e, target, first);
+	ret = list_entry(ck->list, e, target, first);
+	if (ret < 0 && ret != -ENOMEM && !ck->rep->fatal &&
+	    !interrupted())
+		report_fatal(ck->rep, "cannot write the listing: %s",
+			     strerror(-ret));
+	return ret;
 }
 
 /* Regular files: tasks */
@@ -612,16 +622,19 @@ static int file_task_run(void *worker, void *arg)
 	struct fsck_worker *w = worker;
 	struct file_task *t = arg;
 	struct checker *ck = w->ck;
+	struct fsck_loc loc;
 	int ret = 0;
 
 	t->started = true;
 	w->rep = &t->rep;
-	if (erofs_pool_stopped(ck->pool))
+	if (erofs_pool_stopped(ck->pool) || interrupted())
 		t->skipped = true;
 	else
 		ret = file_task_work(w, t);
-	if (ret == -ENOMEM && !t->rep.fatal)
-		report_fatal(&t->rep, "out of memory");
+	if (ret == -ENOMEM && !t->rep.fatal) {
+		check_loc(&loc, t->path, t->pathlen, &t->inode);
+		report_nomem(&t->rep, &loc);
+	}
 	extract_file_end(ck->x, t->dir);
 	w->rep = NULL;
 	/* the walker may free t from here on */
@@ -663,8 +676,12 @@ static void file_task_complete(void *arg)
 					t->have_digest ? t->digest : NULL,
 					&mx);
 	mf_xattrs_release(&mx);
-	if (ret && !ck->rep->fatal)
-		report_fatal(ck->rep, "out of memory");
+	if (ret && !ck->rep->fatal) {
+		struct fsck_loc loc;
+
+		check_loc(&loc, t->path, t->pathlen, &t->inode);
+		report_nomem(ck->rep, &loc);
+	}
 	file_task_free(t);
 }
 
@@ -864,7 +881,7 @@ static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
 		ret = check_inline(ck, e, &loc, dir_state);
 	report_drain(ck->rep);
 	if (ret == -ENOMEM && !ck->rep->fatal)
-		report_fatal(ck->rep, "out of memory");
+		report_nomem(ck->rep, &loc);
 	return ret < 0 ? ret : 0;
 }
 
@@ -895,6 +912,8 @@ int checker_finish(struct checker *ck)
 	size_t i;
 	int ret = 0;
 
+	if (ck->pool && interrupted())
+		erofs_pool_cancel(ck->pool, -EINTR);
 	if (ck->pool)
 		ret = erofs_pool_wait(ck->pool);
 	report_drain(ck->rep);
@@ -928,7 +947,7 @@ static int check_special(struct checker *ck, const struct erofs_inode *inode,
 		ck->stats.packed_stored += ds.physical;
 	}
 	if (ret == -ENOMEM && !ck->rep->fatal)
-		report_fatal(ck->rep, "out of memory");
+		report_nomem(ck->rep, &loc);
 	return ret < 0 ? ret : 0;
 }
 

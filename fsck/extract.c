@@ -15,6 +15,7 @@
 #include "erofs/inode.h"
 #include "erofs/xattr.h"
 #include "extract.h"
+#include "interrupt.h"
 #include "nidmap.h"
 #include "strbuf.h"
 #include "walk.h"
@@ -22,6 +23,8 @@
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define FD_RESERVE 32		/* image, devices, stdio, progress */
 #define FD_BUDGET_MIN 8
+/* copy_file_range() per call: short enough to notice a signal soon */
+#define X_COPY_CHUNK (8u << 20)
 #define ACL_ACCESS "system.posix_acl_access"
 #define ACL_DEFAULT "system.posix_acl_default"
 
@@ -76,6 +79,7 @@ struct extractor {
 	struct report *rep;
 	struct xdir *root;
 	char *start_name;	/* a non-directory start: the file in root */
+	size_t start_pathlen;	/* the start's path in the image */
 	bool have_proc;		/* /proc/self/fd/N reaches O_PATH objects */
 	int no_copy;		/* atomic: copy_file_range does not work */
 
@@ -214,8 +218,10 @@ static bool name_ok(const char *name, size_t len)
 static const char *x_entry_name(struct extractor *x, const struct walk_entry *e,
 				const struct fsck_loc *loc)
 {
-	if (!e->depth)
+	if (!e->depth) {
+		x->start_pathlen = e->pathlen;
 		return x->start_name ? x->start_name : "";
+	}
 	if (name_ok(e->name, e->namelen))
 		return e->name;
 	report_problem(x->rep, loc, "unsafe name, not extracted");
@@ -228,6 +234,41 @@ static void x_report_errno(struct report *rep, const struct fsck_loc *loc,
 	report_failure(rep, loc, "cannot %s: %s", what, strerror(err));
 }
 
+/* Where the entry at loc goes: DIR, then its path below the start. */
+static void x_out_path(const struct extractor *x, const struct fsck_loc *loc,
+		       struct strbuf *sb)
+{
+	size_t skip = x->start_pathlen + !!x->start_pathlen;
+
+	sb_escape(sb, x->o.dir, strlen(x->o.dir), NULL);
+	if (loc->path && loc->pathlen > skip) {
+		sb_addc(sb, '/');
+		sb_escape(sb, loc->path + skip, loc->pathlen - skip, NULL);
+	}
+}
+
+/*
+ * "cannot <what> <output path>: <error>", a failure or, with fatal, an
+ * error that stops the run.
+ */
+static void x_report_out(struct extractor *x, struct report *rep,
+			 const struct fsck_loc *loc, bool fatal,
+			 const char *what, int err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *out;
+
+	x_out_path(x, loc, &sb);
+	out = sb.failed ? "(out of memory)" : sb.s;
+	if (fatal)
+		report_fatal_at(rep, loc, -err, "cannot %s %s: %s", what, out,
+				strerror(err));
+	else
+		report_failure(rep, loc, "cannot %s %s: %s", what, out,
+			       strerror(err));
+	sb_release(&sb);
+}
+
 /* Errors after which nothing more can be written: stop the run. */
 static bool errno_stops(int err)
 {
@@ -236,16 +277,14 @@ static bool errno_stops(int err)
 }
 
 /* Creation failed: report; a negative errno if the run must stop. */
-static int x_create_failed(struct report *rep, const struct fsck_loc *loc,
-			   const char *what, int err)
+static int x_create_failed(struct extractor *x, struct report *rep,
+			   const struct fsck_loc *loc, const char *what,
+			   int err)
 {
-	if (errno_stops(err)) {
-		report_fatal_at(rep, loc, -err, "cannot %s: %s", what,
-				strerror(err));
-		return -err;
-	}
-	x_report_errno(rep, loc, what, err);
-	return 0;
+	bool stops = errno_stops(err);
+
+	x_report_out(x, rep, loc, stops, what, err);
+	return stops ? -err : 0;
 }
 
 /* --overwrite: take an entry out of the way, never following it. */
@@ -674,7 +713,9 @@ static int x_open_parent(struct extractor *x)
 			 strdup(".");
 	if (!x->start_name || !parent) {
 		free(parent);
-		report_fatal(x->rep, "out of memory");
+		report_fatal(x->rep,
+			     "--extract=%s: out of memory while preparing it",
+			     dir);
 		return -ENOMEM;
 	}
 	if (!name_ok(x->start_name, strlen(x->start_name))) {
@@ -701,7 +742,9 @@ int extract_open(struct extractor **out, const struct extract_opts *o,
 
 	*out = NULL;
 	if (!x) {
-		report_fatal(rep, "out of memory");
+		report_fatal(rep,
+			     "--extract=%s: out of memory while preparing it",
+			     o->dir);
 		return -ENOMEM;
 	}
 	x->o = *o;
@@ -711,7 +754,9 @@ int extract_open(struct extractor **out, const struct extract_opts *o,
 	x->root = xdir_new(x, NULL, "", 0, "", 0);
 	if (!x->root) {
 		extract_close(x);
-		report_fatal(rep, "out of memory");
+		report_fatal(rep,
+			     "--extract=%s: out of memory while preparing it",
+			     o->dir);
 		return -ENOMEM;
 	}
 	x->root->refs = 2;	/* the walk never closes it */
@@ -830,7 +875,7 @@ static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 	}
 	return 0;
 fail:
-	return x_create_failed(x->rep, loc, "create the directory", err) ?: 1;
+	return x_create_failed(x, x->rep, loc, "create the directory", err) ?: 1;
 }
 
 static int x_push(struct extractor *x, struct xdir *d)
@@ -863,8 +908,8 @@ int extract_dir(struct extractor *x, const struct walk_entry *e,
 	}
 	pfd = xdir_fd(x, parent);
 	if (pfd < 0) {
-		ret = x_create_failed(x->rep, loc,
-				      "reopen the parent directory", -pfd);
+		ret = x_create_failed(x, x->rep, loc,
+				      "reopen the parent directory of", -pfd);
 		d->failed = true;
 		if (ret)
 			return ret;
@@ -948,7 +993,7 @@ again:
 			       "cannot create: an entry of that name exists (--overwrite replaces it)");
 		return 1;
 	}
-	return x_create_failed(x->rep, loc, "create", ret) ?: 1;
+	return x_create_failed(x, x->rep, loc, "create", ret) ?: 1;
 }
 
 /* Metadata of a symlink or node, through an O_PATH descriptor. */
@@ -1000,8 +1045,8 @@ int extract_node(struct extractor *x, const struct walk_entry *e,
 		return 0;	/* reported by the checker */
 	pfd = xdir_fd(x, parent);
 	if (pfd < 0)
-		return x_create_failed(x->rep, loc,
-				       "reopen the parent directory", -pfd);
+		return x_create_failed(x, x->rep, loc,
+				       "reopen the parent directory of", -pfd);
 	ret = x_mknode(x, pfd, name, e->inode, target, loc);
 	if (ret < 0)
 		return ret;
@@ -1054,8 +1099,8 @@ int extract_file_begin(struct extractor *x, const struct walk_entry *e,
 	x_make_room(x);
 	pfd = xdir_fd(x, parent);
 	if (pfd < 0)
-		return x_create_failed(x->rep, loc,
-				       "reopen the parent directory", -pfd);
+		return x_create_failed(x, x->rep, loc,
+				       "reopen the parent directory of", -pfd);
 	if (e->inode->nlink > 1) {
 		ret = x_add_primary(x, e->nid, parent, name, 0);
 		if (ret)
@@ -1103,7 +1148,7 @@ again:
 			       "cannot create: an entry of that name exists (--overwrite replaces it)");
 		return -1;
 	}
-	return x_create_failed(rep, loc, "create", err) ?: -1;
+	return x_create_failed(x, rep, loc, "create", err) ?: -1;
 }
 
 int extract_file_write(struct extractor *x, struct report *rep,
@@ -1113,7 +1158,6 @@ int extract_file_write(struct extractor *x, struct report *rep,
 	const uint8_t *p = buf;
 	ssize_t n;
 
-	(void)x;
 	while (len) {
 		n = pwrite(fd, p, len, (off_t)off);
 		if (n < 0 && errno == EINTR)
@@ -1121,8 +1165,7 @@ int extract_file_write(struct extractor *x, struct report *rep,
 		if (n <= 0) {
 			int err = n < 0 ? errno : ENOSPC;
 
-			report_fatal_at(rep, loc, -err, "cannot write: %s",
-					strerror(err));
+			x_report_out(x, rep, loc, true, "write", err);
 			return -err;
 		}
 		p += n;
@@ -1143,7 +1186,10 @@ int extract_file_copy(struct extractor *x, struct report *rep,
 	if (__atomic_load_n(&x->no_copy, __ATOMIC_RELAXED))
 		return 1;
 	while (len) {
-		n = copy_file_range(in_fd, &in, fd, &out, len, 0);
+		if (interrupted())
+			return -EINTR;
+		n = copy_file_range(in_fd, &in, fd, &out,
+				    len < X_COPY_CHUNK ? len : X_COPY_CHUNK, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n > 0) {
@@ -1156,8 +1202,7 @@ int extract_file_copy(struct extractor *x, struct report *rep,
 			__atomic_store_n(&x->no_copy, 1, __ATOMIC_RELAXED);
 			return 1;
 		}
-		report_fatal_at(rep, loc, -err, "cannot write: %s",
-				strerror(err));
+		x_report_out(x, rep, loc, true, "write", err);
 		return -err;
 	}
 	return 0;
@@ -1179,8 +1224,7 @@ int extract_file_commit(struct extractor *x, struct report *rep,
 	if (fstat(fd, &st) || ((uint64_t)st.st_size != inode->size &&
 			       ftruncate(fd, (off_t)inode->size))) {
 		err = errno;
-		report_fatal_at(rep, loc, -err, "cannot write: %s",
-				strerror(err));
+		x_report_out(x, rep, loc, true, "write", err);
 		extract_file_abort(x, dir, name, fd);
 		return -err;
 	}
@@ -1189,8 +1233,7 @@ int extract_file_commit(struct extractor *x, struct report *rep,
 		      (m & 07000) || o.strip_acls);
 	if (close(fd)) {
 		err = errno;
-		report_fatal_at(rep, loc, -err, "cannot write: %s",
-				strerror(err));
+		x_report_out(x, rep, loc, true, "write", err);
 		unlinkat(dir->fd, name, 0);
 		return -err;
 	}
@@ -1315,7 +1358,8 @@ int extract_finish(struct extractor *x, bool stopped)
 	x->nstack = 0;
 	for (i = 0; !stopped && i < x->nlinks; i++)
 		x_link_one(x, &x->links[i]);
-	for (i = 0; i < x->npost; i++)
+	/* interrupted: directories stay 0700, as made, and writable */
+	for (i = 0; !interrupted() && i < x->npost; i++)
 		if (x->post[i]->fixup && !x->post[i]->failed)
 			x_fix_dir(x, x->post[i]);
 	x_summary(x);

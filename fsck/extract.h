@@ -26,6 +26,12 @@
  * read-only directory still receives its entries and keeps its mtime.
  * Directories are created 0700 and get their mode then.
  *
+ * Interruption (interrupt.h). The file being written is removed like a
+ * file whose data failed, further names are not linked, and directory
+ * metadata is not applied: directories stay 0700, owned by the user, with
+ * the time of extraction, so that what remains can be removed. Every
+ * regular file left is complete.
+ *
  * Descriptors. The soft RLIMIT_NOFILE is raised to the hard limit; when
  * the open directories would still exceed it (a walk can be 4096 levels
  * deep), descriptors of directories higher up the walk are closed and

@@ -16,6 +16,7 @@
 #include "erofs/pool.h"
 #include "extract.h"
 #include "fsck.h"
+#include "interrupt.h"
 #include "json.h"
 #include "manifest.h"
 #include "progress.h"
@@ -136,7 +137,8 @@ static const char usage_text[] =
 	"  8   operational error (cannot read the image or a device, out of\n"
 	"      memory, a feature or codec this build does not support, an\n"
 	"      entry that could not be extracted)\n"
-	"  16  usage or syntax error\n";
+	"  16  usage or syntax error\n"
+	"  32  interrupted by SIGINT, SIGTERM or SIGHUP\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -166,7 +168,9 @@ static void add_device(struct fsck_cfg *cfg, const char *path)
 
 	devs = realloc(cfg->devices, (cfg->ndevices + 1) * sizeof(*devs));
 	if (!devs) {
-		fputs(PROG ": out of memory\n", stderr);
+		fprintf(stderr, PROG
+			": --device=%s: out of memory while reading the options\n",
+			path);
 		exit(FSCK_EXIT_OPERATIONAL);
 	}
 	devs[cfg->ndevices++] = path;
@@ -381,7 +385,8 @@ static int resolve_path(struct erofs_ctx *ctx, struct report *rep,
 	}
 	dir = strndup(base, slash ? (size_t)(slash - base) : 0);
 	if (!dir) {
-		report_fatal(rep, "out of memory");
+		report_fatal(rep, "--path=/%s: out of memory while looking it up",
+			     base);
 		return -ENOMEM;
 	}
 	ret = erofs_lookup(ctx, dir, parent);
@@ -413,7 +418,9 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 	} else if (cfg->path) {
 		*base = normalize_path(cfg->path);
 		if (!*base) {
-			report_fatal(rep, "out of memory");
+			report_fatal(rep,
+				     "--path=%s: out of memory while looking it up",
+				     cfg->path);
 			return -ENOMEM;
 		}
 		ret = resolve_path(ctx, rep, *base, &wo->start_nid,
@@ -572,9 +579,13 @@ static int walk_image(struct checker *ck, struct report *rep,
 	res->walked = true;
 	res->stats = ck->stats;
 	res->entries = stats.entries + 1;
-	if (!ret && !err && ck->manifest) {
+	if (!ret && !err && ck->manifest && !interrupted()) {
 		ret = manifest_print(ck->manifest, stdout);
-		if (ret < 0)
+		if (ret == -ENOMEM)
+			report_fatal(rep,
+				     "%s: out of memory while writing the manifest",
+				     rep->image);
+		else if (ret < 0)
 			report_fatal(rep, "cannot write the manifest: %s",
 				     strerror(-ret));
 	}
@@ -600,11 +611,12 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 
 	ret = erofs_ctx_init(&ctx, img);
 	if (ret < 0) {
-		report_fatal(rep, "%s", strerror(-ret));
+		report_fatal(rep, "%s: cannot start reading: %s", cfg->image,
+			     strerror(-ret));
 		return ret;
 	}
 	if (cfg->manifest && !(manifest = manifest_new())) {
-		report_fatal(rep, "out of memory");
+		report_nomem(rep, NULL);
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -684,7 +696,7 @@ int main(int argc, char **argv)
 	struct erofs_err err;
 	struct report rep;
 	struct fsck_cfg cfg;
-	int ret, status;
+	int ret, status, sig;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	parse_args(&cfg, argc, argv);
@@ -695,9 +707,16 @@ int main(int argc, char **argv)
 	if (cfg.extract_dir)
 		rep.job = "extraction";
 	if (cfg.json && report_keep_log(&rep)) {
-		fputs(PROG ": out of memory\n", stderr);
+		fprintf(stderr, PROG ": %s: out of memory for the JSON report\n",
+			cfg.image);
 		return FSCK_EXIT_OPERATIONAL;
 	}
+	/*
+	 * A closed standard output (--list | head) ends a check the usual
+	 * way, killed by SIGPIPE; an extraction stops as if interrupted, so
+	 * that the file being written is removed.
+	 */
+	interrupt_install(cfg.extract_dir != NULL);
 
 	oo.path = cfg.image;
 	oo.offset = cfg.offset;
@@ -711,10 +730,14 @@ int main(int argc, char **argv)
 		loc.nid = EROFS_NO_NID;
 		loc.offset = EROFS_NO_OFFSET;
 		report_lib_error(&rep, &loc, &err, ret);
-	} else {
+	} else if (!interrupted()) {
 		print_image_info(&rep, img);
 		check_image(&cfg, &rep, img, &res);
 	}
+	sig = interrupt_signal();
+	if (sig)
+		report_cancelled(&rep, "interrupted by %s",
+				 interrupt_signal_name(sig));
 	status = report_finish(&rep);
 	if (cfg.json)
 		write_json(&cfg, &rep, img, &res, seconds_since(&start),
@@ -722,5 +745,6 @@ int main(int argc, char **argv)
 	erofs_image_close(img);
 	report_fini(&rep);
 	free(cfg.devices);
+	interrupt_restore();
 	return status;
 }

@@ -209,7 +209,12 @@ static void rec_make(struct report *r, enum rec_kind kind, int level,
 	struct strbuf sb = STRBUF_INIT;
 
 	if (!rec) {
-		fprintf(stderr, PROG ": out of memory\n");
+		/* the message, at least, without its place */
+		progress_hide(r->progress);
+		fputs(PROG ": out of memory; ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		progress_show(r->progress);
 		return;
 	}
 	rec->kind = kind;
@@ -315,8 +320,11 @@ int report_lib_error(struct report *r, const struct fsck_loc *loc,
 	}
 	if (!r->fatal)
 		r->fatal = code;
-	rec_makef(r, REC_FATAL, loc, nid, offset, "%s",
-		  code == -ENOMEM ? "out of memory" : msg);
+	if (code == -ENOMEM)
+		rec_makef(r, REC_FATAL, loc, nid, offset,
+			  "out of memory during the %s", r->job);
+	else
+		rec_makef(r, REC_FATAL, loc, nid, offset, "%s", msg);
 	return code;
 }
 
@@ -348,6 +356,31 @@ void report_fatal_at(struct report *r, const struct fsck_loc *loc, int code,
 	va_end(ap);
 }
 
+void report_nomem(struct report *r, const struct fsck_loc *loc)
+{
+	struct fsck_loc whole = {
+		.label = r->image,
+		.nid = EROFS_NO_NID,
+		.offset = EROFS_NO_OFFSET,
+	};
+
+	report_fatal_at(r, loc ? loc : &whole, -ENOMEM,
+			"out of memory during the %s", r->job);
+}
+
+void report_cancelled(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status |= FSCK_EXIT_CANCELLED;
+	if (!r->fatal)
+		r->fatal = -EINTR;
+	va_start(ap, fmt);
+	rec_make(r, REC_FATAL, 0, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
+		 ap);
+	va_end(ap);
+}
+
 void report_msg(struct report *r, int level, const char *fmt, ...)
 {
 	va_list ap;
@@ -362,7 +395,8 @@ void report_msg(struct report *r, int level, const char *fmt, ...)
 
 int report_finish(struct report *r)
 {
-	bool incomplete = r->status & FSCK_EXIT_OPERATIONAL;
+	bool incomplete = r->status & (FSCK_EXIT_OPERATIONAL |
+				       FSCK_EXIT_CANCELLED);
 
 	progress_hide(r->progress);
 	if (r->errors)
@@ -389,6 +423,7 @@ void report_task_init(struct report *main, struct report *r,
 	slot->arg = arg;
 	memset(r, 0, sizeof(*r));
 	r->image = main->image;
+	r->job = main->job;
 	r->level = main->level;
 	r->slot = slot;
 	if (main->q_tail)

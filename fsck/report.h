@@ -20,7 +20,7 @@
  * main report when its slot is printed.
  *
  * Exit codes follow fsck(8) and are or-ed together: 0 no errors, 4 errors
- * left uncorrected, 8 operational error, 16 usage error.
+ * left uncorrected, 8 operational error, 16 usage error, 32 cancelled.
  */
 #ifndef FSCK_REPORT_H
 #define FSCK_REPORT_H
@@ -38,6 +38,7 @@ enum fsck_exit {
 	FSCK_EXIT_UNCORRECTED = 4,
 	FSCK_EXIT_OPERATIONAL = 8,
 	FSCK_EXIT_USAGE = 16,
+	FSCK_EXIT_CANCELLED = 32,	/* interrupted by a signal */
 };
 
 /* Message levels of -d, as upstream fsck.erofs numbers them. */
@@ -146,6 +147,16 @@ void report_fatal(struct report *r, const char *fmt, ...)
 void report_fatal_at(struct report *r, const struct fsck_loc *loc, int code,
 		     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * An allocation failed while working on loc (NULL: the image as a whole):
+ * "out of memory during the check" (or extraction), fatal.
+ */
+void report_nomem(struct report *r, const struct fsck_loc *loc);
+
+/* The run was cancelled (a signal): a fatal record, exit status 32. */
+void report_cancelled(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Informational and debug output, printed when -d asks for it. */
 void report_msg(struct report *r, int level, const char *fmt, ...)

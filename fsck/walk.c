@@ -7,6 +7,7 @@
 #include "erofs/dir.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "interrupt.h"
 #include "nidmap.h"
 #include "strbuf.h"
 #include "walk.h"
@@ -115,6 +116,22 @@ static int walk_lib_error(struct walker *w, uint64_t nid, int code)
 	ret = report_lib_error(w->rep, &loc, &w->ctx->err, code);
 	erofs_err_clear(&w->ctx->err);
 	return ret;
+}
+
+/* The walk must stop: say why at the current path, unless said. */
+static void walk_stopped(struct walker *w, uint64_t nid, int code)
+{
+	struct fsck_loc loc;
+
+	/* an interruption is reported by the caller, with the signal */
+	if (w->rep->fatal || interrupted())
+		return;
+	walk_loc(w, &loc, nid, EROFS_NO_OFFSET);
+	if (code == -ENOMEM)
+		report_nomem(w->rep, &loc);
+	else
+		report_fatal_at(w->rep, &loc, code, "walk stopped: %s",
+				strerror(-code));
 }
 
 static void walk_truncate(struct walker *w, size_t len)
@@ -382,6 +399,8 @@ static int walk_child(struct walker *w, size_t idx)
 				       kid.namelen, depth);
 	}
 out:
+	if (ret < 0)
+		walk_stopped(w, kid.nid, ret);
 	/* a pushed directory keeps its path until it is popped */
 	if (w->nframes == frames)
 		walk_truncate(w, pathlen);
@@ -549,15 +568,17 @@ int walk_tree(struct erofs_ctx *ctx, struct report *rep,
 	while (ret >= 0 && w.nframes) {
 		struct walk_frame *f = &w.frames[w.nframes - 1];
 
-		if (f->next < f->nkids)
+		if (interrupted())
+			ret = -EINTR;
+		else if (f->next < f->nkids)
 			ret = walk_child(&w, f->next++);
 		else
 			ret = walk_pop(&w);
 	}
 	if (ret >= 0)
 		ret = walk_check_links(&w);
+	if (ret < 0)
+		walk_stopped(&w, EROFS_NO_NID, ret);
 	walk_release(&w);
-	if (ret < 0 && !rep->fatal)
-		report_fatal(rep, "%s", strerror(-ret));
 	return ret < 0 ? ret : 0;
 }

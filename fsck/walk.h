@@ -13,6 +13,9 @@
  * - references to each non-directory are counted and, after the walk,
  *   compared with its link count.
  *
+ * The walk stops with -EINTR, between two entries, once a signal has
+ * interrupted the run (interrupt.h).
+ *
  * A directory whose blocks are corrupt is reported; its entries read before
  * the bad block are still visited, and the walk goes on with the rest of the
  * tree.

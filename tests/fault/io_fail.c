@@ -12,6 +12,9 @@
  *                         output included when it is one; standard error
  *                         never) fails
  *   EROFS_FAULT_ERRNO=E   ENOSPC (default) or EFBIG: the write error
+ *   EROFS_FAULT_READ_DELAY_US=D  every read of the image first sleeps D
+ *                         microseconds: a slow disk, for the interruption
+ *                         test (tests/interrupt.sh)
  *
  * Calls are counted over the whole process, from every thread. At exit the
  * shim says on standard error whether the fault was injected
@@ -30,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
@@ -42,6 +46,7 @@ typedef ssize_t (*cfr_fn)(int, loff_t *, int, loff_t *, size_t,
 static long fail_read_at;
 static long fail_write_at;
 static int write_errno = ENOSPC;
+static long read_delay_us;
 static char image_path[PATH_MAX];
 static atomic_long reads;
 static atomic_long writes;
@@ -84,6 +89,7 @@ __attribute__((constructor)) static void io_fail_init(void)
 
 	fail_read_at = env_count("EROFS_FAULT_PREAD");
 	fail_write_at = env_count("EROFS_FAULT_WRITE");
+	read_delay_us = env_count("EROFS_FAULT_READ_DELAY_US");
 	if (err && !strcmp(err, "EFBIG"))
 		write_errno = EFBIG;
 	if (path && !realpath(path, image_path))
@@ -126,6 +132,15 @@ static int fail_read(int fd)
 {
 	if (!is_image(fd))
 		return 0;
+	if (read_delay_us > 0) {
+		struct timespec ts = {
+			.tv_sec = read_delay_us / 1000000,
+			.tv_nsec = read_delay_us % 1000000 * 1000,
+		};
+
+		/* a signal cuts the sleep short, as it would not a read */
+		nanosleep(&ts, NULL);
+	}
 	if (atomic_fetch_add(&reads, 1) + 1 != fail_read_at)
 		return 0;
 	atomic_store(&injected_read, 1);

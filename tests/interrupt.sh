@@ -1,0 +1,263 @@
+#!/bin/bash
+# interrupt.sh: a signal during a run (TAP).
+#
+# Reads of the image are slowed down by the LD_PRELOAD shim
+# fault/io_fail.so (EROFS_FAULT_READ_DELAY_US), so that extracting or
+# checking lz4hc-default takes several seconds at -j1 and -j2 with a small
+# image. A signal is sent once the run is well under way; then:
+#
+#  - SIGINT, SIGTERM during --extract=DIR and during --extract (decoding
+#    only), at -j1 and -j2: exit 32 within INTERRUPT_LIMIT seconds of the
+#    signal (1, or 3 under sanitizers; the latency is printed), the
+#    message "interrupted by SIG...", the verdict "... not completed" and
+#    no other message, and every regular file left in DIR complete
+#    (fault/extracted.py against the image's manifest);
+#  - SIGHUP during --extract=DIR --json: exit 32, well-formed JSON with
+#    exit_status 32, completed false and the interruption as the fatal
+#    problem;
+#  - a second signal while the first is being handled (SIGHUP and
+#    SIGTERM sent to a stopped process, then SIGCONT): killed by it;
+#  - SIGPIPE: "--list | head -n 1" dies of SIGPIPE, with nothing on
+#    stderr; "--extract=DIR --list | head -n 1" stops as if interrupted
+#    (exit 32, "interrupted by SIGPIPE", no incomplete file left).
+#
+# Background jobs of a script ignore SIGINT: runs start through
+# "env --default-signal" where env has it, else the SIGINT cases are
+# skipped.
+set -u
+# shellcheck source=testlib.sh
+. "${srcdir:-$(dirname "$0")}/testlib.sh"
+
+: "${IO_FAIL:=$PWD/fault/io_fail.so}"
+: "${EROFS_TEST_DATA:=$PWD/images}"
+: "${READ_DELAY_US:=20000}"
+# the shim comes before the sanitizer runtime in the library list
+ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
+export ASAN_OPTIONS
+if [ -z "${INTERRUPT_LIMIT:-}" ]; then
+	INTERRUPT_LIMIT=1
+	"$FSCK" --version >/dev/null 2>&1 &&
+		nm -D "$FSCK" 2>/dev/null | grep -q __asan_init &&
+		INTERRUPT_LIMIT=3
+	ldd "$FSCK" 2>/dev/null | grep -q libasan && INTERRUPT_LIMIT=3
+fi
+
+if [ ! -f "$IO_FAIL" ]; then
+	echo "1..0 # SKIP $IO_FAIL not built"
+	exit 0
+fi
+make_scratch
+image=$EROFS_TEST_DATA/lz4hc-default.erofs
+if [ ! -f "$image" ]; then
+	image=$scratch/lz4hc-default.erofs
+	unpack "$srcdir/data/lz4hc-default.erofs.xz" "$image" || exit 99
+fi
+image=$(realpath "$image")
+dir=$scratch/dir
+out=$scratch/out
+err=$scratch/err
+manifest=$scratch/manifest
+n_test=0
+failed=0
+
+ok()
+{
+	n_test=$((n_test + 1))
+	echo "ok $n_test - $*"
+}
+
+not_ok()
+{
+	n_test=$((n_test + 1))
+	failed=1
+	echo "not ok $n_test - $1"
+	[ -n "${2:-}" ] && show "$2"
+}
+
+skip()
+{
+	n_test=$((n_test + 1))
+	echo "ok $n_test # SKIP $*"
+}
+
+# Start fsck.erofs ARG... in the background with slow reads: pid in $pid.
+default_signal=
+env --default-signal=INT true 2>/dev/null && default_signal=--default-signal
+start_slow()
+{
+	# shellcheck disable=SC2086
+	EROFS_FAULT_READ_DELAY_US=$READ_DELAY_US EROFS_FAULT_PATH=$image \
+		LD_PRELOAD=$IO_FAIL env $default_signal \
+		"$FSCK" "$@" "$image" >"$out" 2>"$err" &
+	pid=$!
+}
+
+now()
+{
+	echo "${EPOCHREALTIME/[,]/.}"
+}
+
+# under_way: wait until the extraction has written a few files, or (no
+# DIR) for a while
+under_way()
+{
+	local i
+	for i in $(seq 50); do
+		sleep 0.1
+		[ "$i" -ge 7 ] && [ ! -d "$dir" ] && return
+		[ -d "$dir" ] && [ "$(find "$dir" -type f | wc -l)" -ge 20 ] &&
+			return
+	done
+}
+
+# interrupt SIG: wait until the run is under way, send SIG, wait for it.
+# Sets status and latency (seconds, 3 decimals); 1 if it ended too soon.
+interrupt()
+{
+	local sig=$1 t0 t1
+	under_way
+	if ! kill -0 "$pid" 2>/dev/null; then
+		wait "$pid"
+		status=$?
+		return 1
+	fi
+	t0=$(now)
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	status=$?
+	t1=$(now)
+	latency=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	return 0
+}
+
+too_slow()
+{
+	awk -v l="$latency" -v m="$INTERRUPT_LIMIT" 'BEGIN { exit !(l > m) }'
+}
+
+# Only the interruption and the verdict on stderr.
+only_interruption()
+{
+	local sig=$1
+	grep -qx "fsck.erofs: interrupted by $sig" "$err" &&
+		grep -qx "fsck.erofs: $image: .* not completed" "$err" &&
+		[ "$(wc -l <"$err")" -eq 2 ]
+}
+
+# case NAME SIG ARG...: interrupt a run; check status, time, messages.
+case_run()
+{
+	local name=$1 sig=$2
+	shift 2
+	rm -rf "$dir"
+	start_slow "$@"
+	if ! interrupt "$sig"; then
+		not_ok "$name: the run ended (exit $status) before the signal" \
+			"$err"
+	elif [ "$status" -ne 32 ]; then
+		not_ok "$name: exit $status, not 32" "$err"
+	elif too_slow; then
+		not_ok "$name: stopped ${latency} s after $sig, more than" \
+			"$INTERRUPT_LIMIT s"
+	elif ! only_interruption "$sig"; then
+		not_ok "$name: messages" "$err"
+	elif [ -d "$dir" ] && ! "$PYTHON3" "$srcdir/fault/extracted.py" \
+			"$dir" "$manifest" >"$out"; then
+		not_ok "$name: an incomplete file was left" "$out"
+	else
+		local files=
+		[ -d "$dir" ] &&
+			files=", $(find "$dir" -type f | wc -l) complete files left"
+		ok "$name: $sig: exit 32 ${latency} s later," \
+			"'interrupted by $sig'$files"
+	fi
+}
+
+run_fsck "$manifest" "$err" --manifest "$image" || {
+	echo "1..0 # SKIP cannot make the manifest of $image"
+	exit 0
+}
+total=$(awk '$2 == "f"' "$manifest" | wc -l)
+
+for jobs in 1 2; do
+	for sig in INT TERM; do
+		if [ "$sig" = INT ] && [ -z "$default_signal" ]; then
+			skip "SIGINT: env has no --default-signal"
+			skip "SIGINT: env has no --default-signal"
+			continue
+		fi
+		case_run "-j$jobs --extract=DIR ($total files)" "SIG$sig" \
+			-j"$jobs" --extract="$dir"
+		case_run "-j$jobs --extract (check and decode)" "SIG$sig" \
+			-j"$jobs" --extract
+	done
+done
+
+# --json: well-formed, with the interruption
+rm -rf "$dir"
+start_slow -j2 --json --extract="$dir"
+if ! interrupt SIGHUP; then
+	not_ok "--json: the run ended (exit $status) before the signal" "$err"
+elif [ "$status" -ne 32 ]; then
+	not_ok "--json: exit $status, not 32" "$err"
+elif ! "$PYTHON3" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_status"] == 32, r["exit_status"]
+assert r["completed"] is False
+p = [x for x in r["problems"] if x["severity"] == "fatal"]
+assert [x["message"] for x in p] == ["interrupted by SIGHUP"], p' \
+		"$out" 2>"$scratch/py"; then
+	not_ok "--json: the JSON report" "$scratch/py"
+else
+	ok "--json: SIGHUP: exit 32 ${latency} s later, well-formed JSON," \
+		"exit_status 32, completed false, fatal 'interrupted by SIGHUP'"
+fi
+
+# a second signal ends the process at once: both arrive together, on a
+# stopped process that is then continued
+rm -rf "$dir"
+start_slow -j2 --extract="$dir"
+under_way
+kill -s STOP "$pid"
+kill -s HUP "$pid"
+kill -s TERM "$pid"
+kill -s CONT "$pid"
+wait "$pid"
+status=$?
+if [ "$status" -ne 129 ] && [ "$status" -ne 143 ]; then
+	not_ok "SIGHUP and SIGTERM: exit $status, not killed by either" "$err"
+else
+	ok "SIGHUP and SIGTERM together: killed by the second (status $status)"
+fi
+
+# SIGPIPE. The check: the usual death of a filter, nothing on stderr.
+EROFS_FAULT_READ_DELAY_US=$READ_DELAY_US EROFS_FAULT_PATH=$image \
+	LD_PRELOAD=$IO_FAIL "$FSCK" --list "$image" 2>"$err" | head -n 1 \
+	>/dev/null
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 141 ] || [ -s "$err" ]; then
+	not_ok "--list | head -n 1: exit $status, not 141 (SIGPIPE)" "$err"
+else
+	ok "--list | head -n 1: killed by SIGPIPE, nothing on stderr"
+fi
+# The extraction: stops as if interrupted.
+rm -rf "$dir"
+EROFS_FAULT_READ_DELAY_US=$READ_DELAY_US EROFS_FAULT_PATH=$image \
+	LD_PRELOAD=$IO_FAIL "$FSCK" --list --extract="$dir" "$image" \
+	2>"$err" | head -n 1 >/dev/null
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 32 ]; then
+	not_ok "--extract=DIR --list | head -n 1: exit $status, not 32" "$err"
+elif ! only_interruption SIGPIPE; then
+	not_ok "--extract=DIR --list | head -n 1: messages" "$err"
+elif ! "$PYTHON3" "$srcdir/fault/extracted.py" "$dir" "$manifest" \
+		>"$out"; then
+	not_ok "--extract=DIR --list | head -n 1: an incomplete file was left" \
+		"$out"
+else
+	ok "--extract=DIR --list | head -n 1: exit 32," \
+		"'interrupted by SIGPIPE', no incomplete file left"
+fi
+
+echo "1..$n_test"
+exit $failed
