@@ -875,7 +875,8 @@ static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 	}
 	return 0;
 fail:
-	return x_create_failed(x, x->rep, loc, "create the directory", err) ?: 1;
+	return x_create_failed(x, x->rep, loc, "create the directory",
+			       err) ?: 1;
 }
 
 static int x_push(struct extractor *x, struct xdir *d)

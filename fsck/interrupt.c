@@ -19,6 +19,9 @@ static void on_signal(int sig)
 	if (__atomic_compare_exchange_n(&received, &none, sig, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return;
+	/* each write to a closed pipe raises one: not a user's second try */
+	if (sig == SIGPIPE)
+		return;
 	/* the second one: the default action, once this handler returns */
 	signal(sig, SIG_DFL);
 	raise(sig);

@@ -7,8 +7,9 @@
  * stops it: the file being written is removed, nothing more is queued.
  * main() reports the signal and exits with FSCK_EXIT_CANCELLED.
  *
- * A second signal, once the first is recorded, terminates the process
- * at once with the default action.
+ * A second signal (SIGPIPE aside: every write to the closed pipe raises
+ * one), once the first is recorded, terminates the process at once with
+ * the default action.
  */
 #ifndef FSCK_INTERRUPT_H
 #define FSCK_INTERRUPT_H

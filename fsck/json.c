@@ -178,7 +178,7 @@ int json_write(FILE *out, const struct json_summary *s,
 	       const struct report *rep)
 {
 	struct strbuf sb = STRBUF_INIT;
-	bool first = true;
+	bool first = true, incomplete;
 	int ret = 0;
 
 	sb_addc(&sb, '{');
@@ -203,8 +203,8 @@ int json_write(FILE *out, const struct json_summary *s,
 	json_u64(&sb, "warnings", rep->warnings, &first);
 	json_u64(&sb, "exit_status", (uint64_t)s->status, &first);
 	json_key(&sb, "completed", &first);
-	sb_addf(&sb, "%s", s->status & (FSCK_EXIT_OPERATIONAL |
-					FSCK_EXIT_CANCELLED) ? "false" : "true");
+	incomplete = s->status & (FSCK_EXIT_OPERATIONAL | FSCK_EXIT_CANCELLED);
+	sb_addf(&sb, "%s", incomplete ? "false" : "true");
 	json_problems(&sb, rep, &first);
 	sb_addf(&sb, "\n}\n");
 	if (sb.failed)

@@ -168,9 +168,8 @@ static void add_device(struct fsck_cfg *cfg, const char *path)
 
 	devs = realloc(cfg->devices, (cfg->ndevices + 1) * sizeof(*devs));
 	if (!devs) {
-		fprintf(stderr, PROG
-			": --device=%s: out of memory while reading the options\n",
-			path);
+		fprintf(stderr, "%s: --device=%s: %s\n", PROG, path,
+			"out of memory while reading the options");
 		exit(FSCK_EXIT_OPERATIONAL);
 	}
 	devs[cfg->ndevices++] = path;
@@ -385,8 +384,8 @@ static int resolve_path(struct erofs_ctx *ctx, struct report *rep,
 	}
 	dir = strndup(base, slash ? (size_t)(slash - base) : 0);
 	if (!dir) {
-		report_fatal(rep, "--path=/%s: out of memory while looking it up",
-			     base);
+		report_fatal(rep, "--path=/%s: %s", base,
+			     "out of memory while looking it up");
 		return -ENOMEM;
 	}
 	ret = erofs_lookup(ctx, dir, parent);
@@ -418,9 +417,8 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 	} else if (cfg->path) {
 		*base = normalize_path(cfg->path);
 		if (!*base) {
-			report_fatal(rep,
-				     "--path=%s: out of memory while looking it up",
-				     cfg->path);
+			report_fatal(rep, "--path=%s: %s", cfg->path,
+				     "out of memory while looking it up");
 			return -ENOMEM;
 		}
 		ret = resolve_path(ctx, rep, *base, &wo->start_nid,
@@ -582,9 +580,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 	if (!ret && !err && ck->manifest && !interrupted()) {
 		ret = manifest_print(ck->manifest, stdout);
 		if (ret == -ENOMEM)
-			report_fatal(rep,
-				     "%s: out of memory while writing the manifest",
-				     rep->image);
+			report_fatal(rep, "%s: out of memory while %s",
+				     rep->image, "writing the manifest");
 		else if (ret < 0)
 			report_fatal(rep, "cannot write the manifest: %s",
 				     strerror(-ret));
@@ -707,8 +704,8 @@ int main(int argc, char **argv)
 	if (cfg.extract_dir)
 		rep.job = "extraction";
 	if (cfg.json && report_keep_log(&rep)) {
-		fprintf(stderr, PROG ": %s: out of memory for the JSON report\n",
-			cfg.image);
+		fprintf(stderr, "%s: %s: %s\n", PROG, cfg.image,
+			"out of memory for the JSON report");
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	/*

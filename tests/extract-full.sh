@@ -4,8 +4,9 @@
 # The target is a 1 MiB tmpfs where mounts work (root), and in any case a
 # file size limit (ulimit -f, RLIMIT_FSIZE). The 6 MiB lz4hc-default image
 # does not fit: fsck.erofs must exit 8 (operational error, no image
-# problem), name the file it could not write, not leave that file behind,
-# and keep what it extracted before.
+# problem), name the file it could not write (its path in the image, and
+# "cannot write DIR/PATH: ..."), not leave that file behind, and keep what
+# it extracted before.
 set -u
 # shellcheck source=testlib.sh
 . "${srcdir:-$(dirname "$0")}/testlib.sh"
@@ -24,7 +25,7 @@ echo "1..4"
 check()
 {
 	local n=$1 what=$2 dir=$3 status=$4 err=$5 file
-	file=$(sed -n 's|^fsck\.erofs: /\([^:]*\): nid [0-9]*.*cannot write: .*|\1|p' \
+	file=$(sed -n 's|^fsck\.erofs: /\([^:]*\): nid [0-9]*.*cannot write .*|\1|p' \
 		"$err" | head -n 1)
 	if [ "$status" -ne 8 ]; then
 		echo "not ok $n - $what: exit $status, expected 8"
@@ -32,6 +33,8 @@ check()
 		echo "not ok $n - $what: sanitizer report"
 	elif [ -z "$file" ]; then
 		echo "not ok $n - $what: no \"cannot write\" message naming a file"
+	elif ! grep -qF "cannot write $dir/$file: " "$err"; then
+		echo "not ok $n - $what: the message does not name $dir/$file"
 	elif [ -e "$dir/$file" ]; then
 		echo "not ok $n - $what: /$file was left behind"
 	elif [ ! -d "$dir/bigdir" ]; then

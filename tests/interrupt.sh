@@ -17,6 +17,10 @@
 #    problem;
 #  - a second signal while the first is being handled (SIGHUP and
 #    SIGTERM sent to a stopped process, then SIGCONT): killed by it;
+#  - without slow reads, on an image that takes seconds of decoding
+#    (hostile.py's packed extents of 12 MiB decoded for each file): SIGTERM
+#    at -j1 and -j2, exit 32 within the limit, only whole files left
+#    (skipped if decoding it becomes fast);
 #  - SIGPIPE: "--list | head -n 1" dies of SIGPIPE, with nothing on
 #    stderr; "--extract=DIR --list | head -n 1" stops as if interrupted
 #    (exit 32, "interrupted by SIGPIPE", no incomplete file left).
@@ -228,6 +232,46 @@ if [ "$status" -ne 129 ] && [ "$status" -ne 143 ]; then
 	not_ok "SIGHUP and SIGTERM: exit $status, not killed by either" "$err"
 else
 	ok "SIGHUP and SIGTERM together: killed by the second (status $status)"
+fi
+
+# CPU-bound, no slow reads: hostile.py's 10000 files alternating between
+# two packed extents of 12 MiB (a known problem: each file decodes 12 MiB)
+cpu_image=$scratch/alternating.erofs
+if "$PYTHON3" -c 'import sys
+sys.path.insert(0, sys.argv[1])
+import hostile
+with open(sys.argv[2], "wb") as f:
+	f.write(hostile.shared_fragment(10000, False, 2))' "$srcdir" "$cpu_image" \
+		2>"$err"; then
+	for jobs in 1 2; do
+		rm -rf "$dir"
+		# not under timeout(1): it would send the signal twice
+		"$FSCK" -j"$jobs" --extract="$dir" "$cpu_image" >"$out" \
+			2>"$err" &
+		pid=$!
+		name="CPU-bound -j$jobs --extract=DIR"
+		if ! interrupt SIGTERM; then
+			skip "$name: the run ended (exit $status) before the" \
+				"signal: the image is no longer slow"
+		elif [ "$status" -ne 32 ]; then
+			not_ok "$name: exit $status, not 32" "$err"
+		elif too_slow; then
+			not_ok "$name: stopped ${latency} s after SIGTERM"
+		elif ! grep -qx "fsck.erofs: interrupted by SIGTERM" "$err"; then
+			not_ok "$name: messages" "$err"
+		elif ! "$PYTHON3" -c 'import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+	for name in files:
+		with open(os.path.join(root, name), "rb") as f:
+			assert f.read() == b"a" * 100, name' "$dir" 2>"$out"; then
+			not_ok "$name: an incomplete file was left" "$out"
+		else
+			ok "$name: SIGTERM: exit 32 ${latency} s later," \
+				"$(find "$dir" -type f | wc -l) complete files left"
+		fi
+	done
+else
+	not_ok "CPU-bound: cannot build the image" "$err"
 fi
 
 # SIGPIPE. The check: the usual death of a filter, nothing on stderr.
