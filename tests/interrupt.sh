@@ -7,11 +7,12 @@
 # image. A signal is sent once the run is well under way; then:
 #
 #  - SIGINT, SIGTERM during --extract=DIR and during --extract (decoding
-#    only), at -j1 and -j2: exit 32 within INTERRUPT_LIMIT seconds of the
-#    signal (1, or 3 under sanitizers; the latency is printed), the
-#    message "interrupted by SIG...", the verdict "... not completed" and
-#    no other message, and every regular file left in DIR complete
-#    (fault/extracted.py against the image's manifest);
+#    only), at -j1 and -j2, SIGTERM during a check without decoding (-j2):
+#    exit 32 within INTERRUPT_LIMIT seconds of the signal (1, or 3 under
+#    sanitizers; the latency is printed), the message "interrupted by
+#    SIG...", the verdict "... not completed" and no other message, and
+#    every regular file left in DIR complete (fault/extracted.py against
+#    the image's manifest);
 #  - SIGHUP during --extract=DIR --json: exit 32, well-formed JSON with
 #    exit_status 32, completed false and the interruption as the fatal
 #    problem;
@@ -38,12 +39,13 @@ set -u
 # the shim comes before the sanitizer runtime in the library list
 ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
 export ASAN_OPTIONS
+# seconds from the signal to the exit: 1, or 3 for a sanitizer build
 if [ -z "${INTERRUPT_LIMIT:-}" ]; then
 	INTERRUPT_LIMIT=1
-	"$FSCK" --version >/dev/null 2>&1 &&
-		nm -D "$FSCK" 2>/dev/null | grep -q __asan_init &&
+	if ldd "$FSCK" 2>/dev/null | grep -q 'libasan\|libubsan' ||
+			nm "$FSCK" 2>/dev/null | grep -q __asan_init; then
 		INTERRUPT_LIMIT=3
-	ldd "$FSCK" 2>/dev/null | grep -q libasan && INTERRUPT_LIMIT=3
+	fi
 fi
 
 if [ ! -f "$IO_FAIL" ]; then
@@ -196,6 +198,7 @@ for jobs in 1 2; do
 			-j"$jobs" --extract
 	done
 done
+case_run "-j2 (check, no decoding)" SIGTERM -j2
 
 # --json: well-formed, with the interruption
 rm -rf "$dir"
