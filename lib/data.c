@@ -147,15 +147,29 @@ static int read_compressed(struct erofs_ctx *ctx,
 		return decode(ctx, inode, map, out, len);
 	if (ctx->out_nid != inode->nid || ctx->out_la != map->la ||
 	    ctx->out_len != map->llen) {
+		bool clean = !ctx->err.code;
+
 		ret = erofs_ctx_reserve_out(ctx, (size_t)map->llen);
 		if (!ret)
 			ret = decode(ctx, inode, map, ctx->outbuf,
 				     (size_t)map->llen);
-		if (ret)
+		if (ret && (ret != -EFSCORRUPTED || !clean))
 			return ret;
+		/*
+		 * A corrupt extent is remembered like a decoded one: small
+		 * reads of it (files in one packed extent) would otherwise
+		 * decode up to 12 MiB again each to fail the same way.
+		 */
 		ctx->out_nid = inode->nid;
 		ctx->out_la = map->la;
 		ctx->out_len = map->llen;
+		ctx->out_failed = ret;
+		ctx->out_err = ctx->err;
+	}
+	if (ctx->out_failed) {
+		if (!ctx->err.code)
+			ctx->err = ctx->out_err;
+		return ctx->out_err.code;
 	}
 	memcpy(out, ctx->outbuf + skip, len);
 	return 0;

@@ -10,6 +10,10 @@
  * lock is only held to find, pin and unpin entries. Entries that nobody
  * holds are evicted, least recently used first, to stay within the
  * budget; pinned ones may take it over by what the readers in flight use.
+ *
+ * An extent that is corrupt stays in the table as failed, with its error
+ * and without data, charged like a decoded one: otherwise every file with
+ * a fragment in it would decode it again to fail the same way.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -30,6 +34,7 @@ struct frag_entry {
 	unsigned int refs;		/* the table's own, plus readers' */
 	bool ready;
 	bool failed;
+	struct erofs_err err;		/* why it failed, if data is NULL */
 	struct frag_entry *hnext;	/* hash chain */
 	struct frag_entry *prev, *next;	/* LRU, most recent first */
 };
@@ -173,7 +178,7 @@ static void frag_evict(struct erofs_frag_cache *fc)
 
 	for (; e != &fc->lru && fc->st.bytes > fc->budget; e = prev) {
 		prev = e->prev;
-		if (e->refs > 1 || !e->ready)
+		if (e->refs > 1 || !(e->ready || e->failed))
 			continue;
 		frag_remove(fc, e);
 		fc->st.evictions++;
@@ -218,7 +223,13 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	pthread_mutex_lock(&fc->lock);
 	if (ret) {
 		e->failed = true;
-		frag_remove(fc, e);
+		if (ret == -EFSCORRUPTED) {
+			e->err = sub->err;
+			free(e->data);
+			e->data = NULL;
+		} else {
+			frag_remove(fc, e);
+		}
 	} else {
 		e->ready = true;
 		fc->st.decodes++;
@@ -249,16 +260,21 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 			fc->st.waits++;
 		while (!e->ready && !e->failed)
 			pthread_cond_wait(&fc->decoded, &fc->lock);
+		ret = 0;
 		if (e->ready) {
 			lru_unlink(e);
 			lru_push(fc, e);
 			fc->st.hits++;
 			*out = e;
 		} else {
+			if (!e->data) {
+				sub->err = e->err;
+				ret = e->err.code;
+			}
 			frag_put(fc, e);
 		}
 		pthread_mutex_unlock(&fc->lock);
-		return 0;
+		return ret;
 	}
 	e = e ? NULL : frag_insert(fc, map);
 	pthread_mutex_unlock(&fc->lock);

@@ -145,6 +145,8 @@ struct erofs_ctx {
 	uint64_t out_nid;
 	uint64_t out_la;
 	uint64_t out_len;
+	bool out_failed;		/* it is corrupt: out_err says why */
+	struct erofs_err out_err;
 	int depth;			/* nesting of metabox/packed reads */
 	struct erofs_ctx *nested;	/* for reads inside another read */
 	/* zmap_extents.c: per-inode hints of encoded-extent lookups */

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""extracted.py DIR MANIFEST: after an extraction that failed part way,
+check that every regular file in DIR is complete: its size and SHA-256 are
+those of the same path in MANIFEST (fsck.erofs --manifest of the image).
+A truncated or short file left at its final name, or a stray file, is a
+file that looks complete but is not. Prints the problems; exit 1 if any."""
+import hashlib
+import os
+import sys
+
+
+def escape(path):
+    """the manifest's escaping of a path (bytes)"""
+    return "".join(chr(b) if 0x21 <= b <= 0x7E and b != 0x5C else
+                   "\\x%02x" % b for b in path)
+
+
+def main():
+    top, manifest = os.fsencode(sys.argv[1]), sys.argv[2]
+    want = {}
+    with open(manifest) as f:
+        for line in f:
+            field = line.split(" ")
+            if field[1] == "f":
+                want[field[0]] = (int(field[5]), field[7])
+    bad = []
+    for root, _, files in os.walk(top):
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            rel = escape(os.path.relpath(path, top))
+            with open(path, "rb") as f:
+                data = f.read()
+            got = (len(data), hashlib.sha256(data).hexdigest())
+            if rel not in want:
+                bad.append("%s: not in the image" % rel)
+            elif got != want[rel]:
+                bad.append("%s: %d bytes, not the %d bytes of the image" %
+                           (rel, got[0], want[rel][0]))
+    for line in bad[:10]:
+        print(line)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

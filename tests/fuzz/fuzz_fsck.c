@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the whole of fsck.erofs on an image made of the fuzzer's
+ * bytes. fsck's main.c is compiled again with -Dmain=fsck_main
+ * (fsck_main.c), so the target runs exactly what the command runs.
+ *
+ * The image goes to a memfd, opened by path through /proc/self/fd. The
+ * superblock checksum is not verified (--no-sbcrc): mutated images would
+ * otherwise stop there. Every run decodes all file data; where fsck can
+ * extract to a directory (fsck/extract.h exists), it extracts into a
+ * temporary directory, emptied after each input and removed at exit.
+ *
+ * Byte 0 of an image is ignored by the format (1.4), so it chooses the
+ * options; all bits clear, the seeds' case, is the most thorough run:
+ *   bit 0  decode only (--extract) instead of --extract=DIR --xattrs
+ *   bit 1  no --manifest
+ *   bit 2  no --xattr-inode-digest
+ *   bit 3  no -p
+ *   bit 4  the image again as its first extra device (--device)
+ *   bit 5  debugging messages (-d9)
+ *
+ * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
+ * with -close_fd_mask=2 to silence fsck's messages as well.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if __has_include("extract.h")
+#define FUZZ_EXTRACT_DIR 1
+#else
+#define FUZZ_EXTRACT_DIR 0
+#endif
+
+int fsck_main(int argc, char **argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int image_fd = -1;
+static char image_path[64];
+static char extract_dir[4096];
+static char extract_opt[4096 + 16];
+static char device_opt[64 + 16];
+
+static void die(const char *what)
+{
+	perror(what);
+	abort();
+}
+
+/* nftw callbacks: make every directory writable, then remove entries */
+static int make_writable(const char *path, const struct stat *st, int flag,
+			 struct FTW *ftw)
+{
+	if (flag == FTW_D)
+		chmod(path, 0700);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	if (ftw->level && remove(path) < 0 && errno != ENOENT)
+		die(path);
+	return 0;
+}
+
+/* Empty the extraction directory (and remove it too when asked). */
+static void clean_extract_dir(int remove_dir)
+{
+	if (!extract_dir[0])
+		return;
+	nftw(extract_dir, make_writable, 16, FTW_PHYS);
+	if (nftw(extract_dir, remove_entry, 16, FTW_PHYS | FTW_DEPTH) < 0 &&
+	    errno != ENOENT)
+		die(extract_dir);
+	if (remove_dir && rmdir(extract_dir) < 0)
+		perror(extract_dir);
+}
+
+static void remove_extract_dir(void)
+{
+	clean_extract_dir(1);
+}
+
+static void make_extract_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(extract_dir, sizeof(extract_dir), "%s/fuzz_fsck.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(extract_dir))
+		die("mkdtemp");
+	snprintf(extract_opt, sizeof(extract_opt), "--extract=%s/out",
+		 extract_dir);
+	atexit(remove_extract_dir);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	int null_fd;
+
+	image_fd = memfd_create("fuzz-image", MFD_CLOEXEC);
+	if (image_fd < 0)
+		die("memfd_create");
+	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d",
+		 image_fd);
+	snprintf(device_opt, sizeof(device_opt), "--device=%s", image_path);
+	if (FUZZ_EXTRACT_DIR)
+		make_extract_dir();
+	if (getenv("FUZZ_VERBOSE"))
+		return 0;
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null_fd < 0 || dup2(null_fd, STDOUT_FILENO) < 0)
+		die("/dev/null");
+	close(null_fd);
+	return 0;
+}
+
+static void set_image(const uint8_t *data, size_t size)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (ftruncate(image_fd, 0) < 0)
+		die("ftruncate");
+	while (done < size) {
+		n = pwrite(image_fd, data + done, size - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("pwrite");
+		done += (size_t)n;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned int opts = size ? data[0] : 0;
+	char *argv[16];
+	int argc = 0;
+
+	argv[argc++] = "fsck.erofs";
+	argv[argc++] = "--no-sbcrc";
+	if (FUZZ_EXTRACT_DIR && !(opts & 1)) {
+		argv[argc++] = extract_opt;
+		argv[argc++] = "--xattrs";
+		argv[argc++] = "-j1";
+	} else {
+		argv[argc++] = "--extract";
+	}
+	if (!(opts & 2))
+		argv[argc++] = "--manifest";
+	if (!(opts & 4))
+		argv[argc++] = "--xattr-inode-digest";
+	if (!(opts & 8))
+		argv[argc++] = "-p";
+	if (opts & 16)
+		argv[argc++] = device_opt;
+	if (opts & 32)
+		argv[argc++] = "-d9";
+	argv[argc++] = image_path;
+	argv[argc] = NULL;
+
+	set_image(data, size);
+	optind = 0;	/* glibc: reinitialise getopt for the next run */
+	fsck_main(argc, argv);
+	fflush(stdout);
+	clean_extract_dir(0);
+	return 0;
+}

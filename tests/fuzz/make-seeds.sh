@@ -1,0 +1,53 @@
+#!/bin/bash
+# make-seeds.sh DIR: build the fuzzer's seed images in DIR with mkfs.erofs
+# (Debian's erofs-utils 1.5): one tiny tree, every layout that mkfs can
+# write, each image a few KiB so that the fuzzer's mutations land on
+# metadata. The stored seeds (tests/fuzz/seeds) were made with this script.
+set -eu
+out=$1
+mkfs=${MKFS_EROFS:-mkfs.erofs}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tree=$tmp/tree
+
+mkdir -p "$tree/d/e" "$tree/empty"
+printf 'hello\n' >"$tree/a"
+for i in $(seq 1 150); do echo "line $i of a compressible file"; done \
+	>"$tree/d/text"
+head -c 1200 /dev/urandom >"$tree/d/e/random"
+head -c 4096 /dev/zero >"$tree/zero4k"
+ln "$tree/a" "$tree/d/hardlink"
+ln -s a "$tree/symlink"
+ln -s "$(printf 'x%.0s' $(seq 1 300))" "$tree/d/longlink"
+mkfifo "$tree/fifo"
+mknod "$tree/chr" c 1 3 2>/dev/null || true
+truncate -s 9000 "$tree/sparse"
+python3 - "$tree" <<'PY' || true
+import os, sys
+t = sys.argv[1]
+for name in ("a", "d/text", "d"):
+    os.setxattr(os.path.join(t, name), b"user.shared", b"value")
+os.setxattr(os.path.join(t, "a"), b"user.comment", b"x" * 40)
+os.setxattr(os.path.join(t, "d/e/random"), b"trusted.overlay.opaque", b"y")
+PY
+
+mkdir -p "$out"
+make_seed()
+{
+	local name=$1
+	shift
+	"$mkfs" --quiet -T1700000000 \
+		-U 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 "$@" \
+		"$out/$name.erofs" "$tree" >/dev/null
+}
+make_seed plain
+make_seed plain-noinline -Enoinline_data
+make_seed plain-extended -Eforce-inode-extended -x1
+make_seed chunk-blockmap --chunksize=4096 -Eforce-inode-blockmap
+make_seed chunk-indexes --chunksize=8192 -Eforce-chunk-indexes
+make_seed lz4 -zlz4
+make_seed lz4hc -zlz4hc
+make_seed lz4hc-big -zlz4hc -C16384
+make_seed lz4hc-ztailpacking -zlz4hc -Eztailpacking
+make_seed lz4hc-legacy -zlz4hc -Elegacy-compress
+make_seed lz4-compact-inodes -zlz4 -Eforce-inode-compact
