@@ -71,6 +71,9 @@ struct checker {
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */
+	uint64_t split_ns;		/* piece cost target, 0: no split */
+	unsigned int splits_open;	/* atomic: split files in flight */
+	unsigned int splits_max;
 
 	/*
 	 * For -p, in blocks, counted as upstream fsck.erofs does: once per
