@@ -572,8 +572,13 @@ static uint64_t image_work_ns(const struct erofs_image *img)
 	return kib > UINT64_MAX / per ? UINT64_MAX : kib * per;
 }
 
-/* Threads worth starting: none for a single CPU or a small image. */
-static unsigned int pool_threads(const struct erofs_image *img,
+/*
+ * Threads worth starting: none for a single CPU or a small image, and none
+ * when nothing is decoded: a task then only maps extents, about as much
+ * work as the walker spends finding the file, so threads cannot win.
+ */
+static unsigned int pool_threads(const struct fsck_cfg *cfg,
+				 const struct erofs_image *img,
 				 unsigned int jobs)
 {
 	const char *env = getenv("EROFS_FSCK_SYNC_NS");
@@ -589,6 +594,9 @@ static unsigned int pool_threads(const struct erofs_image *img,
 	}
 	if (!limit)
 		return jobs;
+	if (!(cfg->decode || cfg->extract_dir || cfg->digests ||
+	      cfg->manifest))
+		return 0;
 	if (sysconf(_SC_NPROCESSORS_ONLN) == 1 || image_work_ns(img) < limit)
 		return 0;
 	return jobs;
@@ -635,7 +643,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res)
 {
-	unsigned int threads = pool_threads(img, res->jobs);
+	unsigned int threads = pool_threads(cfg, img, res->jobs);
 	struct manifest *manifest = NULL;
 	struct extractor *x = NULL;
 	struct erofs_pool *pool = NULL;
