@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include "interrupt.h"
 #include "list.h"
 #include "manifest.h"
+#include "split.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
@@ -79,6 +81,36 @@ struct file_task {
 	char path[];			/* in the image, NUL-terminated */
 };
 
+/*
+ * A regular file split into pieces (fsck/split.h). The walker checks the
+ * xattrs and the index and creates the file, then queues the pieces;
+ * pieces decode and write their extents with their worker's context. Of
+ * the pieces that fail, only the one at the lowest offset is reported:
+ * the whole-file check stops at its first problem, which is that one.
+ * Whoever drops the last reference (a piece, or the walker) commits or
+ * removes the file and marks its report slot done.
+ */
+struct split_file {
+	struct file_task *t;
+	int fd;				/* extraction: the file, or -1 */
+	int head_ret;			/* the walker's part failed: 1, -errno */
+	unsigned int refs;		/* atomic: queued pieces + walker */
+	bool stopped;			/* atomic: the run stopped a piece */
+	uint64_t physical;		/* atomic: stored bytes of pieces */
+	uint64_t fail_at;		/* atomic: start of failed, or max */
+	pthread_mutex_t lock;		/* failed */
+	struct file_piece *failed;	/* the lowest failed piece so far */
+};
+
+struct file_piece {
+	struct split_file *s;
+	struct split_piece range;
+	uint64_t physical;		/* stored bytes up to a failure */
+	int ret;			/* 1 or a negative errno */
+	struct report rep;
+	struct report_slot slot;
+};
+
 void checker_init(struct checker *ck, struct erofs_ctx *ctx,
 		  struct report *rep, const struct fsck_cfg *cfg,
 		  struct manifest *manifest, struct extractor *x, FILE *list)
@@ -141,8 +173,12 @@ void checker_worker_fini(void *priv, void *worker)
 
 void checker_set_pool(struct checker *ck, struct erofs_pool *pool)
 {
+	unsigned int threads = erofs_pool_threads(pool);
+
 	ck->pool = pool;
-	ck->rep->threaded = erofs_pool_threads(pool) > 0;
+	ck->rep->threaded = threads > 0;
+	ck->split_ns = split_piece_ns();
+	ck->splits_max = threads ? threads : 1;
 }
 
 static int check_reserve(struct fsck_worker *w, size_t len)
@@ -298,30 +334,33 @@ static int check_read_extent(struct fsck_worker *w,
 	return 0;
 }
 
+/* check_range(): a piece stopped early, its outcome no longer counts */
+#define CHECK_STOPPED 3
+
+static bool piece_should_stop(const struct file_piece *p);
+
 /*
- * Check every record of a compressed index (mapping reads only those it
- * needs), then map every extent from 0 to i_size, in order: erofs_map()
- * checks that each holds the current position and lies inside its device.
- * With decode, read them too. Returns 0, 1 (problem reported) or a
- * negative errno.
+ * Map every extent from pos to stop (an extent boundary, or i_size), in
+ * order: erofs_map() checks that each holds the current position and lies
+ * inside its device. With decode, read them too. A piece of a split file
+ * stops between extents when its outcome no longer counts. Returns 0, 1
+ * (problem reported), CHECK_STOPPED or a negative errno.
  */
-static int check_extents(struct fsck_worker *w, const struct erofs_inode *inode,
-			 const struct fsck_loc *loc, bool decode,
-			 struct data_sum *ds)
+static int check_range(struct fsck_worker *w, const struct erofs_inode *inode,
+		       const struct fsck_loc *loc, bool decode,
+		       struct data_sum *ds, uint64_t pos, uint64_t stop,
+		       const struct file_piece *piece)
 {
 	struct progress_counters *pc = &w->ck->pc;
-	uint64_t pos = 0, end, stored;
+	uint64_t end, stored;
 	struct erofs_map map;
 	int ret;
 
-	if (erofs_inode_is_compressed(inode)) {
-		ret = z_erofs_check_index(w->ctx, inode);
-		if (ret < 0)
-			return check_lib_error(w, loc, ret);
-	}
-	while (pos < inode->size) {
+	while (pos < stop) {
 		if (interrupted())
 			return -EINTR;
+		if (piece && piece_should_stop(piece))
+			return CHECK_STOPPED;
 		ret = erofs_map(w->ctx, inode, pos, &map);
 		if (ret < 0)
 			return check_lib_error(w, loc, ret);
@@ -341,6 +380,33 @@ static int check_extents(struct fsck_worker *w, const struct erofs_inode *inode,
 		pos = end;
 	}
 	return 0;
+}
+
+/* Check every record of a compressed index (mapping reads only some). */
+static int check_index(struct fsck_worker *w, const struct erofs_inode *inode,
+		       const struct fsck_loc *loc)
+{
+	int ret;
+
+	if (!erofs_inode_is_compressed(inode))
+		return 0;
+	ret = z_erofs_check_index(w->ctx, inode);
+	return ret < 0 ? check_lib_error(w, loc, ret) : 0;
+}
+
+/*
+ * The index, then every extent from 0 to i_size. Returns 0, 1 (problem
+ * reported) or a negative errno.
+ */
+static int check_extents(struct fsck_worker *w, const struct erofs_inode *inode,
+			 const struct fsck_loc *loc, bool decode,
+			 struct data_sum *ds)
+{
+	int ret = check_index(w, inode, loc);
+
+	if (ret)
+		return ret;
+	return check_range(w, inode, loc, decode, ds, 0, inode->size, NULL);
 }
 
 static uint64_t blocks_of(const struct checker *ck, uint64_t bytes)
@@ -554,20 +620,28 @@ static int check_list(struct checker *ck, const struct walk_entry *e,
 
 /* Regular files: tasks */
 
-static uint64_t file_cost(const struct checker *ck,
-			  const struct erofs_inode *inode)
+/* Decoding cost per KiB of a file's data. */
+static uint64_t data_cost_per_kib(const struct erofs_inode *inode)
 {
-	uint64_t kib = inode->size >> 10, per = COST_RAW_PER_KIB;
 	const struct erofs_codec *codec;
 
-	if (!ck->decode)
-		return COST_FILE_CHECK + kib * COST_MAP_PER_KIB;
 	if (erofs_inode_is_compressed(inode)) {
 		codec = erofs_codec_get(inode->z.algs[0]);
 		if (codec)
-			per = codec->cost_ns_per_kib;
+			return codec->cost_ns_per_kib;
 	}
-	return (ck->x ? COST_FILE_EXTRACT : COST_FILE_CHECK) + kib * per;
+	return COST_RAW_PER_KIB;
+}
+
+static uint64_t file_cost(const struct checker *ck,
+			  const struct erofs_inode *inode)
+{
+	uint64_t kib = inode->size >> 10;
+
+	if (!ck->decode)
+		return COST_FILE_CHECK + kib * COST_MAP_PER_KIB;
+	return (ck->x ? COST_FILE_EXTRACT : COST_FILE_CHECK) +
+	       split_data_cost(inode->size, data_cost_per_kib(inode));
 }
 
 static const char *task_name(const struct file_task *t)
@@ -692,6 +766,8 @@ static bool check_throttle(void *arg)
 
 	if (!ck->rep->q_tasks)
 		return false;
+	/* the oldest task may still sit in the batch being filled */
+	erofs_pool_flush(ck->pool);
 	report_wait_head(ck->rep);
 	report_drain(ck->rep);
 	return true;
@@ -722,9 +798,314 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 	report_task_done(ck->rep, &t->rep);
 }
 
+/* Regular files: split into pieces */
+
+struct digest_probe {
+	const struct erofs_image *img;
+	bool found;
+};
+
+static int digest_probe_fn(void *arg, const struct erofs_xattr *xa)
+{
+	struct digest_probe *dp = arg;
+
+	dp->found |= is_digest_xattr(dp->img, xa);
+	return 0;
+}
+
+/*
+ * Split a file whose decoding is worth several pieces, unless its content
+ * must be hashed in order (--manifest, or a digest xattr to verify). The
+ * xattr probe is silent: the task reports what is wrong with them.
+ */
+static bool check_may_split(struct checker *ck,
+			    const struct erofs_inode *inode)
+{
+	struct digest_probe dp = { .img = ck->ctx->img };
+	uint64_t cost;
+	int ret;
+
+	if (!ck->split_ns || !ck->decode || ck->manifest ||
+	    !erofs_pool_threads(ck->pool))
+		return false;
+	cost = split_data_cost(inode->size, data_cost_per_kib(inode));
+	if (!split_worth(cost, ck->split_ns))
+		return false;
+	if (!ck->cfg->digests)
+		return true;
+	ret = erofs_xattr_iterate(ck->ctx, inode, EROFS_XATTR_HIDDEN,
+				  digest_probe_fn, &dp);
+	erofs_err_clear(&ck->ctx->err);
+	return ret >= 0 && !dp.found;
+}
+
+static uint64_t extent_cost(const struct erofs_map *map, uint64_t len)
+{
+	const struct erofs_codec *codec = NULL;
+	uint64_t per = COST_RAW_PER_KIB;
+
+	if (map->loc == EROFS_LOC_HOLE)
+		per = 0;
+	else if (map->loc != EROFS_LOC_FRAGMENT && map->fmt < EROFS_FMT_SHIFTED)
+		codec = erofs_codec_get(map->fmt);
+	if (codec)
+		per = codec->cost_ns_per_kib;
+	return SPLIT_EXTENT_NS + split_data_cost(len, per);
+}
+
+static struct split_file *split_new(struct file_task *t)
+{
+	struct split_file *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->t = t;
+	s->fd = -1;
+	s->refs = 1;
+	s->fail_at = UINT64_MAX;
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+static void split_free(struct split_file *s)
+{
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+static void piece_free(struct file_piece *p)
+{
+	report_discard(&p->rep);
+	free(p);
+}
+
+/* Stop between extents: the run stopped, or a piece before failed. */
+static bool piece_should_stop(const struct file_piece *p)
+{
+	const struct split_file *s = p->s;
+
+	return erofs_pool_stopped(s->t->ck->pool) ||
+	       __atomic_load_n(&s->fail_at, __ATOMIC_RELAXED) < p->range.start;
+}
+
+/* Keep p if it failed before every piece that failed so far. */
+static void piece_failed(struct split_file *s, struct file_piece *p)
+{
+	struct file_piece *drop = p;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->failed || p->range.start < s->failed->range.start) {
+		drop = s->failed;
+		s->failed = p;
+		__atomic_store_n(&s->fail_at, p->range.start,
+				 __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (drop)
+		piece_free(drop);
+}
+
+/*
+ * Every piece is done: report the first failure, commit or remove the
+ * file, mark the slot done. Returns 0 or the errno that stops the run.
+ */
+static int split_finish(struct split_file *s)
+{
+	struct file_task *t = s->t;
+	struct checker *ck = t->ck;
+	struct file_piece *p = s->failed;
+	uint64_t physical = s->physical;
+	int ret = s->head_ret;
+	struct fsck_loc loc;
+
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	if (!ret && p) {
+		report_take(&t->rep, &p->rep);
+		ret = p->ret;
+		physical = p->range.before + p->physical;
+	}
+	if (p)
+		piece_free(p);
+	t->physical = physical;
+	t->data_ok = !ret && !s->stopped;
+	t->skipped = s->stopped;
+	if (s->fd >= 0 && !t->data_ok) {
+		extract_file_abort(ck->x, t->dir, task_name(t), s->fd);
+	} else if (s->fd >= 0) {
+		ret = extract_file_commit(ck->x, &t->rep, &loc, t->dir,
+					  task_name(t), s->fd, &t->inode,
+					  &t->xl);
+		t->created = ret >= 0;
+	}
+	if (ret == -ENOMEM && !t->rep.fatal)
+		report_fatal(&t->rep, "out of memory");
+	extract_file_end(ck->x, t->dir);
+	split_free(s);
+	__atomic_sub_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
+	/* the walker may free t from here on */
+	report_task_done(ck->rep, &t->rep);
+	return ret < 0 ? ret : 0;
+}
+
+static int split_put(struct split_file *s)
+{
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL))
+		return 0;
+	return split_finish(s);
+}
+
+static int piece_run(void *worker, void *arg)
+{
+	struct fsck_worker *w = worker;
+	struct file_piece *p = arg;
+	struct split_file *s = p->s;
+	struct file_task *t = s->t;
+	struct data_sum ds = { .fd = s->fd };
+	struct fsck_loc loc;
+	int ret = CHECK_STOPPED;
+
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	w->rep = &p->rep;
+	if (!piece_should_stop(p))
+		ret = check_range(w, &t->inode, &loc, true, &ds,
+				  p->range.start, p->range.end, p);
+	if (ret == -ENOMEM && !p->rep.fatal)
+		report_fatal(&p->rep, "out of memory");
+	w->rep = NULL;
+	if (ret == CHECK_STOPPED && erofs_pool_stopped(t->ck->pool))
+		__atomic_store_n(&s->stopped, true, __ATOMIC_RELAXED);
+	if (!ret)
+		__atomic_add_fetch(&s->physical, ds.physical,
+				   __ATOMIC_RELAXED);
+	if (!ret || ret == CHECK_STOPPED) {
+		piece_free(p);
+	} else {
+		p->ret = ret;
+		p->physical = ds.physical;
+		piece_failed(s, p);
+	}
+	return split_put(s);
+}
+
+/* Queue one piece. Only with threads: submit then never runs it inline. */
+static int split_queue(struct checker *ck, struct split_file *s,
+		       const struct split_piece *range)
+{
+	struct file_piece *p = calloc(1, sizeof(*p));
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->s = s;
+	p->range = *range;
+	report_detached_init(ck->rep, &p->rep, &p->slot);
+	__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	ret = erofs_pool_submit(ck->pool, piece_run, p, range->cost);
+	if (ret) {
+		/* not queued; the walker's reference keeps s */
+		__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+		free(p);
+	}
+	return ret;
+}
+
+/*
+ * Map the file on the walker to cut it into pieces at extent starts. A
+ * mapping error is left to the piece that meets it: the last one, from
+ * the last cut to i_size.
+ */
+static int split_plan_queue(struct checker *ck, struct split_file *s)
+{
+	const struct erofs_inode *inode = &s->t->inode;
+	struct erofs_ctx *ctx = ck->walker.ctx;
+	struct split_piece range;
+	struct split_plan plan;
+	struct erofs_map map;
+	uint64_t pos = 0, end, stored;
+	int ret;
+
+	split_plan_init(&plan, inode->size, ck->split_ns);
+	while (pos < inode->size) {
+		if (erofs_map(ctx, inode, pos, &map) < 0) {
+			erofs_err_clear(&ctx->err);
+			break;
+		}
+		end = map.la + map.llen;
+		if (end <= pos)
+			break;
+		stored = 0;
+		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
+			stored = map.plen;
+		if (split_plan_add(&plan, end, extent_cost(&map, end - pos),
+				   stored, &range)) {
+			ret = split_queue(ck, s, &range);
+			if (ret)
+				return ret;
+		}
+		pos = end;
+	}
+	split_plan_last(&plan, &range);
+	return split_queue(ck, s, &range);
+}
+
+/*
+ * The walker's part, as a task starts: xattrs, the file, the index. 0, or
+ * the file's failure: 1 (reported) or a negative errno.
+ */
+static int split_head(struct checker *ck, struct split_file *s,
+		      const struct fsck_loc *loc)
+{
+	struct fsck_worker *w = &ck->walker;
+	struct file_task *t = s->t;
+	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
+	struct report *saved = w->rep;
+	int ret;
+
+	w->rep = &t->rep;
+	ret = check_xattrs(w, &t->inode, loc, &xs);
+	if (ret < 0)
+		goto out;
+	t->xl = xs.listed;
+	ret = 0;
+	if (t->dir) {
+		s->fd = extract_file_create(ck->x, w->rep, loc, t->dir,
+					    task_name(t), &t->inode);
+		if (s->fd < -1) {
+			ret = s->fd;
+			s->fd = -1;
+		}
+	}
+	if (!ret)
+		ret = check_index(w, &t->inode, loc);
+out:
+	w->rep = saved;
+	return ret;
+}
+
+/* Returns 0 or the errno that stops the run. */
+static int check_submit_split(struct checker *ck, struct split_file *s,
+			      const struct fsck_loc *loc)
+{
+	int ret, err;
+
+	s->t->started = true;
+	__atomic_add_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
+	ret = split_head(ck, s, loc);
+	s->head_ret = ret;
+	if (!ret && (ret = split_plan_queue(ck, s)))
+		__atomic_store_n(&s->stopped, true, __ATOMIC_RELAXED);
+	err = split_put(s);
+	if (ret < 0)
+		err = ret;
+	if (err)
+		erofs_pool_cancel(ck->pool, err);
+	return err;
+}
+
 static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 			     const struct fsck_loc *loc)
 {
+	struct split_file *s = NULL;
 	const char *rel;
 	struct file_task *t;
 	int ret, added;
@@ -740,20 +1121,31 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 		return -ENOMEM;
 	rel = t->path + t->pathlen - t->rellen;
 	ret = check_list(ck, e, NULL);
+	if (!ret && check_may_split(ck, e->inode) && !(s = split_new(t)))
+		ret = -ENOMEM;
 	if (!ret && ck->manifest)
 		ret = manifest_add_pending(ck->manifest, rel, t->rellen,
 					   e->inode, &t->mf_handle);
 	if (!ret && ck->x)
 		ret = extract_file_begin(ck->x, e, loc, &t->dir);
 	if (ret) {
+		if (s)
+			split_free(s);
 		free(t);
 		return ret;
 	}
 	while (ck->rep->q_tasks >= CHECK_MAX_PENDING && check_throttle(ck))
 		;
+	/* every split file in flight holds a descriptor */
+	while (s && __atomic_load_n(&ck->splits_open, __ATOMIC_RELAXED) >=
+			    ck->splits_max && check_throttle(ck))
+		;
 	report_task_init(ck->rep, &t->rep, &t->slot, file_task_complete, t);
-	ret = erofs_pool_submit(ck->pool, file_task_run, t,
-				file_cost(ck, e->inode));
+	if (s)
+		ret = check_submit_split(ck, s, loc);
+	else
+		ret = erofs_pool_submit(ck->pool, file_task_run, t,
+					file_cost(ck, e->inode));
 	if (!ret)
 		return 0;
 	if (!t->started)

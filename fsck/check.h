@@ -15,7 +15,9 @@
  * index and data are checked, decoded, hashed and written by a worker
  * with its own reading context; what the walker needs from it (digest,
  * xattrs for the manifest, stored size) is taken when its report slot is
- * printed, in walk order.
+ * printed, in walk order. With threads, a file worth several pieces of
+ * decoding whose content need not be hashed in order is split into runs
+ * of extents (split.h), one task each, still reporting into one slot.
  */
 #ifndef FSCK_CHECK_H
 #define FSCK_CHECK_H
@@ -71,6 +73,9 @@ struct checker {
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */
+	uint64_t split_ns;		/* piece cost target, 0: no split */
+	unsigned int splits_open;	/* atomic: split files in flight */
+	unsigned int splits_max;
 
 	/*
 	 * For -p, in blocks, counted as upstream fsck.erofs does: once per

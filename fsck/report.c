@@ -500,6 +500,41 @@ void report_wait_head(struct report *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+void report_detached_init(const struct report *main, struct report *r,
+			  struct report_slot *slot)
+{
+	memset(slot, 0, sizeof(*slot));
+	slot->tail = &slot->head;
+	memset(r, 0, sizeof(*r));
+	r->image = main->image;
+	r->level = main->level;
+	r->slot = slot;
+}
+
+void report_take(struct report *dst, struct report *src)
+{
+	struct report_rec *rec = src->slot->head, *next;
+
+	for (; rec; rec = next) {
+		next = rec->next;
+		rec_emit(dst, rec);
+	}
+	src->slot->head = NULL;
+	src->slot->tail = &src->slot->head;
+	dst->errors += src->errors;
+	dst->warnings += src->warnings;
+	dst->status |= src->status;
+	if (src->fatal && !dst->fatal)
+		dst->fatal = src->fatal;
+}
+
+void report_discard(struct report *r)
+{
+	rec_list_free(r->slot->head);
+	r->slot->head = NULL;
+	r->slot->tail = &r->slot->head;
+}
+
 struct report_rec *report_log_first(const struct report *r)
 {
 	return r->log ? r->log->head : NULL;

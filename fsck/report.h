@@ -180,6 +180,16 @@ void report_task_done(struct report *main, struct report *r);
 void report_drain(struct report *r);
 void report_wait_head(struct report *r);
 
+/*
+ * A report that collects messages without being queued (a piece of a
+ * split file): report_take() later moves them, with the counters, into a
+ * task's report, or report_discard() drops them.
+ */
+void report_detached_init(const struct report *main, struct report *r,
+			  struct report_slot *slot);
+void report_take(struct report *dst, struct report *src);
+void report_discard(struct report *r);
+
 /* Walk the problems kept for --json, oldest first. */
 struct report_rec *report_log_first(const struct report *r);
 struct report_rec *report_log_next(const struct report_rec *rec);

@@ -1,0 +1,46 @@
+#!/bin/bash
+# tsan-fsck.sh FSCK IMAGES: fsck.erofs built with ThreadSanitizer, on a few
+# images with every decoded file split into one-extent pieces (-j4), so
+# that pieces, the fragment cache and the commit by the last piece run
+# concurrently; also on a damaged copy, where pieces fail. Not a "make
+# check" test: "make tsan-check" runs it. Exits non-zero on any report.
+set -u
+fsck=$1 images=$2
+tmp=$(mktemp -d /dev/shm/erofs-tsan.XXXXXX 2>/dev/null || mktemp -d) ||
+	exit 99
+trap 'rm -rf "$tmp"' EXIT
+export EROFS_FSCK_SYNC_NS=0 EROFS_FSCK_SPLIT=1
+export TSAN_OPTIONS=halt_on_error=1:exitcode=66
+fail=0
+
+# run EXPECTED-EXIT OPTION...
+run()
+{
+	local want=$1 rc
+	shift
+	rm -rf "$tmp/x"
+	"$fsck" -j4 "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != "$want" ] || grep -q ThreadSanitizer "$tmp/err"; then
+		echo "FAIL: exit $rc (want $want): $*"
+		head -n 60 "$tmp/err"
+		fail=1
+	else
+		echo "ok: exit $rc: $*"
+	fi
+}
+
+for name in lz4hc-fragments zstd-c64k-fragments deflate-48bit-c32k \
+	lzma-c64k lz4hc-dedupe; do
+	run 0 --extract="$tmp/x" "$images/$name.erofs"
+	run 0 --extract "$images/$name.erofs"
+done
+python3 - "$images/lz4hc-default.erofs" "$tmp/bad.erofs" <<'PY' || exit 99
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+for off in range(len(b) // 2, len(b) - 64, 4096):
+    b[off:off + 64] = bytes((off * 7 + i * 13) & 0xff for i in range(64))
+open(sys.argv[2], "wb").write(b)
+PY
+run 4 --extract="$tmp/x" "$tmp/bad.erofs"
+exit "$fail"
