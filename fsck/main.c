@@ -539,8 +539,8 @@ static int make_pool(struct checker *ck, struct report *rep,
 	int ret = erofs_pool_create(pool, &pc, &ops);
 
 	if (ret < 0)
-		report_fatal(rep, "cannot start %u threads: %s", threads,
-			     strerror(-ret));
+		report_fatal(rep, "%s: cannot start %u threads: %s",
+			     rep->image, threads, strerror(-ret));
 	return ret;
 }
 
