@@ -35,6 +35,7 @@ struct erofs_pool {
 	struct pool_batch *head, *tail, *free_list;
 	unsigned int queued;
 	unsigned int running;
+	bool producer_waits;	/* for space */
 	bool shutdown;
 	int error;		/* first error; read without the lock */
 
@@ -101,7 +102,11 @@ static void *worker_main(void *arg)
 			pool->tail = NULL;
 		pool->queued--;
 		pool->running++;
-		pthread_cond_signal(&pool->space);
+		/* wake a waiting producer once half the queue is free, not
+		 * for every batch: it then hands over several in one go */
+		if (pool->producer_waits &&
+		    pool->queued <= pool->cfg.queue_batches / 2)
+			pthread_cond_signal(&pool->space);
 		pthread_mutex_unlock(&pool->lock);
 
 		run_batch(pool, worker, b);
@@ -206,8 +211,11 @@ int erofs_pool_flush(struct erofs_pool *pool)
 	pool->cur = NULL;
 	pool->cur_cost = 0;
 	pthread_mutex_lock(&pool->lock);
-	while (pool->queued >= pool->cfg.queue_batches)
+	while (pool->queued >= pool->cfg.queue_batches) {
+		pool->producer_waits = true;
 		pthread_cond_wait(&pool->space, &pool->lock);
+	}
+	pool->producer_waits = false;
 	if (pool->tail)
 		pool->tail->next = b;
 	else
