@@ -48,15 +48,6 @@ fi
 out=$mnt/out
 err=$scratch/err
 
-# resolve NAME: $path is the unpacked image NAME
-resolve()
-{
-	path=${EROFS_TEST_DATA:-}/$1
-	[ -f "$path" ] && return 0
-	path=$scratch/$1
-	[ -f "$path" ] || unpack "$data/$1.xz" "$path"
-}
-
 # kernel_mount IMAGE BLKSZ OPTION...: mount IMAGE read-only on $kmnt
 kernel_mount()
 {
@@ -112,16 +103,8 @@ for entry in "${images[@]}"; do
 	IFS='|' read -r name manifest extra <<<"$entry"
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	image=$path
-	opts=()
-	for opt in $extra; do
-		case $opt in
-		*=@*)
-			resolve "${opt#*=@}" || exit 99
-			opt=${opt%%=@*}=$path
-			;;
-		esac
-		opts+=("$opt")
-	done
+	# shellcheck disable=SC2086
+	image_options $extra || exit 99
 	extracted_ok=true
 	for jobs in 1 3; do
 		n=$((n + 1))

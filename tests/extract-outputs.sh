@@ -15,14 +15,6 @@ set -u
 expected=$srcdir/data/expected
 make_scratch
 
-resolve()
-{
-	path=${EROFS_TEST_DATA:-}/$1
-	[ -f "$path" ] && return 0
-	path=$scratch/$1
-	[ -f "$path" ] || unpack "$srcdir/data/$1.xz" "$path"
-}
-
 resolve lz4hc-default.erofs || exit 99
 default=$path
 resolve lz4hc-48bit.erofs || exit 99

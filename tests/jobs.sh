@@ -30,14 +30,6 @@ damaged="lz4hc-default.erofs lzma-default.erofs deflate-default.erofs
 zstd-c64k.erofs lz4hc-fragments.erofs deflate-48bit-c32k.erofs"
 mkfs=${MKFS_EROFS:-$(command -v mkfs.erofs || echo /usr/sbin/mkfs.erofs)}
 
-resolve()
-{
-	path=${EROFS_TEST_DATA:-}/$1
-	[ -f "$path" ] && return 0
-	path=$scratch/$1
-	[ -f "$path" ] || unpack "$data/$1.xz" "$path"
-}
-
 # damage SRC DEST FROM STEP: overwrite 64 bytes every STEP bytes from the
 # fraction FROM of the image on
 damage()
@@ -146,16 +138,8 @@ for entry in "${images[@]}"; do
 	IFS='|' read -r name extra <<<"$entry"
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	image=$path
-	opts=()
-	for opt in $extra; do
-		case $opt in
-		*=@*)
-			resolve "${opt#*=@}" || exit 99
-			opt=${opt%%=@*}=$path
-			;;
-		esac
-		opts+=("$opt")
-	done
+	# shellcheck disable=SC2086
+	image_options $extra || exit 99
 	check "$name" 1 "${opts[@]}" "$image"
 done
 for name in $damaged; do

@@ -28,6 +28,34 @@ with lzma.open(sys.argv[1]) as src, open(sys.argv[2], "wb") as dst:
 	shutil.copyfileobj(src, dst, 1 << 20)' "$1" "$2"
 }
 
+# resolve NAME: set path to the stored test image NAME: the copy in
+# $EROFS_TEST_DATA if there is one, else unpacked into $scratch.
+resolve()
+{
+	path=${EROFS_TEST_DATA:-}/$1
+	[ -f "$path" ] && return 0
+	path=$scratch/$1
+	[ -f "$path" ] || unpack "$srcdir/data/$1.xz" "$path"
+}
+
+# image_options OPTION...: the options of an image's index line in the
+# array opts, each OPTION=@NAME turned into OPTION=PATH of the image NAME.
+image_options()
+{
+	local opt
+
+	opts=()
+	for opt in "$@"; do
+		case $opt in
+		*=@*)
+			resolve "${opt#*=@}" || return 1
+			opt=${opt%%=@*}=$path
+			;;
+		esac
+		opts+=("$opt")
+	done
+}
+
 # run_fsck OUT ERR ARG...: run fsck.erofs with a time limit and return its
 # exit status; a timeout gives 124 or more, like a crash.
 run_fsck()
