@@ -7,7 +7,9 @@ Writes damaged variants of images from tests/data (a superblock field, the
 root inode, a directory block, a compressed index, a pcluster's bytes, a
 truncated image) and checks that fsck.erofs (with --extract where only the
 data is damaged) exits with the expected code, says what is wrong and
-neither crashes nor hangs. The superblock checksum is recomputed after each
+neither crashes nor hangs, and that -j2 and -j8 (threads started, files
+split into one-extent pieces) give the same exit status, standard output
+and standard error as -j1. The superblock checksum is recomputed after each
 change, so that damage past the superblock is not caught by the checksum
 alone (except for the variants that test the checksum).
 
@@ -552,11 +554,16 @@ def load(datadir, name):
         return Image(name, f.read())
 
 
+# -j2 and -j8 must find what -j1 finds: threads started whatever the
+# image's size, every decoded file split into one-extent pieces
+THREADED_ENV = dict(os.environ, EROFS_FSCK_SYNC_NS="0", EROFS_FSCK_SPLIT="1")
+
+
 def run(fsck, path, variant, timeout):
     """None if the run behaved, else a list of complaint lines"""
     args = [fsck] + variant.opts + (["--extract"] if variant.extract else [])
     try:
-        proc = subprocess.run(args + [path], stdin=subprocess.DEVNULL,
+        proc = subprocess.run(args + ["-j1", path], stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return ["hang: no exit after %d s" % timeout]
@@ -571,10 +578,33 @@ def run(fsck, path, variant, timeout):
         problems.append("sanitizer report")
     if variant.says and not re.search(variant.says, out, re.I):
         problems.append("output does not match /%s/" % variant.says)
+    if not problems:
+        problems = same_with_threads(args, path, proc, timeout)
     if problems:
-        problems.append("command: %s" % " ".join(args + [path]))
+        problems.append("command: %s" % " ".join(args + ["-j1", path]))
         problems += ["output: " + line for line in out.splitlines()[:15]]
     return problems or None
+
+
+def same_with_threads(args, path, single, timeout):
+    """complaints where -j2 or -j8 differs from the -j1 run single"""
+    for jobs in (2, 8):
+        try:
+            proc = subprocess.run(args + ["-j%d" % jobs, path],
+                                  stdin=subprocess.DEVNULL, env=THREADED_ENV,
+                                  capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return ["-j%d: hang: no exit after %d s" % (jobs, timeout)]
+        for what, a, b in (("exit status", single.returncode, proc.returncode),
+                           ("stdout", single.stdout, proc.stdout),
+                           ("stderr", single.stderr, proc.stderr)):
+            if a != b:
+                text = b.decode("utf-8", "replace") if what == "stderr" \
+                    else str(b)
+                return ["-j%d: %s differs from -j1's" % (jobs, what)] + [
+                    "-j%d %s: %s" % (jobs, what, line)
+                    for line in text.splitlines()[:15]]
+    return []
 
 
 def variants(datadir, pattern):
