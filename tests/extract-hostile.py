@@ -38,22 +38,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.environ.get("srcdir",
+                                  os.path.dirname(sys.argv[0]) or "."))
+from corrupt import le16, le32, le64  # noqa: E402
+
 SB = 1024
 FT_DIR = 2
 FT_SYMLINK = 7
 FLAT_PLAIN, FLAT_INLINE = 0, 2
-
-
-def le16(buf, off):
-    return struct.unpack_from("<H", buf, off)[0]
-
-
-def le32(buf, off):
-    return struct.unpack_from("<I", buf, off)[0]
-
-
-def le64(buf, off):
-    return struct.unpack_from("<Q", buf, off)[0]
 
 
 class Image:
