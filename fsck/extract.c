@@ -2,13 +2,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "erofs/format.h"
@@ -27,6 +34,15 @@
 #define X_COPY_CHUNK (8u << 20)
 #define ACL_ACCESS "system.posix_acl_access"
 #define ACL_DEFAULT "system.posix_acl_default"
+/*
+ * Hidden names of files being written: the prefix and 16 hex digits. A
+ * rerun with --overwrite or --keep-existing removes such names left by a
+ * killed run from the directories it finds.
+ */
+#define X_TMP_PREFIX ".fsck.erofs-"
+#define X_TMP_LEN (sizeof(X_TMP_PREFIX) - 1 + 16)
+#define X_TMP_TRIES 16
+#define XFILE_PAGE 256
 
 /* A directory of the extraction. */
 struct xdir {
@@ -41,6 +57,8 @@ struct xdir {
 	bool inherits_acl;	/* passes a default ACL to what is created */
 	bool strip_acls;	/* may hold ACLs the image does not have */
 	bool fixup;		/* apply its metadata at the end */
+	bool fresh;		/* made by this run: holds only what it made */
+	gid_t new_gid;		/* the group of what is created in it */
 	uint64_t nid;
 	uint16_t mode;
 	uint32_t uid, gid;
@@ -63,7 +81,19 @@ struct xlink {
 struct xprimary {
 	struct xdir *dir;
 	char *name;
-	int state;		/* 0 pending, 1 created, -1 failed */
+	int state;		/* 0 pending, 1 created, 2 kept, -1 failed */
+	uint16_t mode;
+	uint64_t size;
+};
+
+/*
+ * A regular file being written, found by its descriptor: how far its data
+ * reaches (a trailing hole is left to ftruncate), and its hidden name when
+ * it is not an unnamed (O_TMPFILE) file.
+ */
+struct xfile {
+	uint64_t end;		/* atomic: pieces write it from any worker */
+	char tmp[X_TMP_LEN + 1];	/* "" for an unnamed file */
 };
 
 /* Namespaces and kinds of the once-only xattr warnings. */
@@ -82,6 +112,15 @@ struct extractor {
 	size_t start_pathlen;	/* the start's path in the image */
 	bool have_proc;		/* /proc/self/fd/N reaches O_PATH objects */
 	int no_copy;		/* atomic: copy_file_range does not work */
+	int no_tmpfile;		/* atomic: write files under hidden names */
+	int no_empty_path;	/* atomic: linkat(AT_EMPTY_PATH) refused */
+	uid_t euid;
+	gid_t egid;
+	uint64_t tmp_seed;
+	uint64_t tmp_count;	/* atomic */
+	struct xfile **files;	/* pages of XFILE_PAGE, by descriptor */
+	size_t nfilepages;
+	pthread_mutex_t files_lock;
 
 	struct xdir **all;	/* every directory, to free */
 	size_t nall, capall;
@@ -108,7 +147,7 @@ struct extractor {
 	unsigned long bad_xattr_names;
 
 	/* atomic: statistics */
-	uint64_t ndirs, nfiles, nsymlinks, nnodes, nlinked;
+	uint64_t ndirs, nfiles, nsymlinks, nnodes, nlinked, nkept;
 };
 
 static void atomic_inc(uint64_t *v)
@@ -297,6 +336,107 @@ static int x_remove(int dfd, const char *name)
 	return -errno;
 }
 
+/* Entries in the way are replaced: --overwrite, or --keep-existing. */
+static bool x_replaces(const struct extractor *x)
+{
+	return x->o.overwrite || x->o.keep_existing;
+}
+
+/* Is there an entry of this name (never followed)? */
+static bool x_exists(int dfd, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+/* A hidden name no other run or thread of this run uses. */
+static void x_tmp_name(struct extractor *x, char *buf)
+{
+	uint64_t v = x->tmp_seed + 0x9e3779b97f4a7c15ull *
+		     __atomic_add_fetch(&x->tmp_count, 1, __ATOMIC_RELAXED);
+
+	/* splitmix64: neighbouring counts give unrelated names */
+	v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
+	v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
+	v ^= v >> 31;
+	snprintf(buf, X_TMP_LEN + 1, X_TMP_PREFIX "%016llx",
+		 (unsigned long long)v);
+}
+
+static bool x_is_tmp_name(const char *name)
+{
+	size_t plen = sizeof(X_TMP_PREFIX) - 1;
+
+	return strlen(name) == X_TMP_LEN &&
+	       !strncmp(name, X_TMP_PREFIX, plen) &&
+	       strspn(name + plen, "0123456789abcdef") == X_TMP_LEN - plen;
+}
+
+/*
+ * Move tmp over name. No call replaces a directory by a file: an empty
+ * directory in the way is removed first.
+ */
+static int x_rename_over(int dfd, const char *tmp, const char *name)
+{
+	if (!renameat(dfd, tmp, dfd, name))
+		return 0;
+	if (errno != EISDIR || unlinkat(dfd, name, AT_REMOVEDIR) ||
+	    renameat(dfd, tmp, dfd, name))
+		return -errno;
+	return 0;
+}
+
+/*
+ * linkat(sdfd, spath, dfd, name, flags). An entry in the way is replaced
+ * when allowed, atomically: the link is made under a hidden name, which is
+ * then renamed over it. Returns 0 or a negative errno.
+ */
+static int x_link_replacing(struct extractor *x, int sdfd, const char *spath,
+			    int flags, int dfd, const char *name)
+{
+	char tmp[X_TMP_LEN + 1];
+	int i, err;
+
+	if (!linkat(sdfd, spath, dfd, name, flags))
+		return 0;
+	if (errno != EEXIST || !x_replaces(x))
+		return -errno;
+	for (i = 0; i < X_TMP_TRIES; i++) {
+		x_tmp_name(x, tmp);
+		if (!linkat(sdfd, spath, dfd, tmp, flags))
+			break;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	if (i == X_TMP_TRIES)
+		return -EEXIST;
+	err = x_rename_over(dfd, tmp, name);
+	if (err)
+		unlinkat(dfd, tmp, 0);
+	return err;
+}
+
+/* A rerun: remove the hidden names a killed run left in directory fd. */
+static void x_clean_tmp(int fd)
+{
+	int dfd = dup(fd);
+	struct dirent *de;
+	DIR *d;
+
+	if (dfd < 0)
+		return;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (x_is_tmp_name(de->d_name))
+			unlinkat(fd, de->d_name, 0);
+	closedir(d);
+}
+
 /* Directory descriptors */
 
 static void x_fd_opened(struct extractor *x, struct xdir *d, int fd)
@@ -447,6 +587,7 @@ struct x_obj {
 	char proc[32];		/* /proc/self/fd/N for an O_PATH fd */
 	int kind;		/* XKIND_* */
 	bool strip_acls;	/* it inherited ACLs the image may not have */
+	bool chown;		/* its owner is not yet the image's */
 };
 
 static int obj_setxattr(const struct x_obj *o, const struct xa_item *it)
@@ -549,7 +690,7 @@ static int x_apply(struct extractor *x, struct report *rep,
 	mode_t m = x_mode(x, mode);
 	int ret = 0, err;
 
-	if (x->o.owner) {
+	if (o->chown) {
 		err = o->opath ? fchownat(o->fd, "", inode->uid, inode->gid,
 					  AT_EMPTY_PATH) :
 				 fchown(o->fd, inode->uid, inode->gid);
@@ -653,6 +794,17 @@ static struct xdir *xdir_new(struct extractor *x, struct xdir *parent,
 	return d;
 }
 
+/* DIR, or the parent of the file DIR names, as the root of the run. */
+static void x_root_set(struct extractor *x, int fd, const struct stat *st,
+		       bool fresh)
+{
+	x->root->fd = fd;
+	x->root->dev = st->st_dev;
+	x->root->ino = st->st_ino;
+	x->root->fresh = fresh;
+	x->root->new_gid = st->st_mode & S_ISGID ? st->st_gid : x->egid;
+}
+
 /* DIR as the start directory: create it, or accept it if allowed. */
 static int x_open_dir(struct extractor *x)
 {
@@ -685,10 +837,10 @@ static int x_open_dir(struct extractor *x)
 		close(fd);
 		goto fail;
 	}
-	x->root->fd = fd;
-	x->root->dev = st.st_dev;
-	x->root->ino = st.st_ino;
+	x_root_set(x, fd, &st, created || empty);
 	x->root->fixup = true;
+	if (!created && x_replaces(x))
+		x_clean_tmp(fd);
 	return 0;
 fail:
 	err = errno;
@@ -702,6 +854,7 @@ static int x_open_parent(struct extractor *x)
 	const char *dir = x->o.dir, *slash;
 	char *parent;
 	size_t len = strlen(dir);
+	struct stat st;
 	int fd, err;
 
 	while (len > 1 && dir[len - 1] == '/')
@@ -726,12 +879,69 @@ static int x_open_parent(struct extractor *x)
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	err = errno;
 	free(parent);
+	if (fd >= 0 && fstat(fd, &st)) {
+		err = errno;
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
 		report_fatal(x->rep, "--extract=%s: %s", dir, strerror(err));
 		return -err;
 	}
-	x->root->fd = fd;
+	x_root_set(x, fd, &st, false);
 	return 0;
+}
+
+/* The table of files being written, for every descriptor there can be. */
+static int x_files_init(struct extractor *x)
+{
+	rlim_t lim = 1 << 20;
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < lim)
+		lim = rl.rlim_cur;
+	x->files = calloc(lim / XFILE_PAGE + 1, sizeof(*x->files));
+	if (x->files)
+		x->nfilepages = lim / XFILE_PAGE + 1;
+	if (getrandom(&x->tmp_seed, sizeof(x->tmp_seed), GRND_NONBLOCK) !=
+	    sizeof(x->tmp_seed))
+		x->tmp_seed = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+	if (x->files)
+		return 0;
+	report_fatal(x->rep, "--extract=%s: out of memory while preparing it",
+		     x->o.dir);
+	return -ENOMEM;
+}
+
+static bool has_dac_read_search(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[CAP_TO_INDEX(CAP_DAC_READ_SEARCH)].effective &
+	       CAP_TO_MASK(CAP_DAC_READ_SEARCH);
+}
+
+/*
+ * How an unnamed file gets its name: linkat(AT_EMPTY_PATH) with
+ * CAP_DAC_READ_SEARCH, else through its /proc/self/fd link (a real /proc
+ * only); without either, files are written under hidden names, as they
+ * are with EROFS_FSCK_TMPFILE=0.
+ */
+static void x_how_to_link(struct extractor *x)
+{
+	const char *env = getenv("EROFS_FSCK_TMPFILE");
+	struct statfs sfs;
+
+	x->have_proc = !statfs("/proc/self/fd", &sfs) &&
+		       sfs.f_type == PROC_SUPER_MAGIC;
+	x->no_empty_path = !has_dac_read_search();
+	x->no_tmpfile = (env && !strcmp(env, "0")) ||
+			(x->no_empty_path && !x->have_proc);
 }
 
 int extract_open(struct extractor **out, const struct extract_opts *o,
@@ -749,6 +959,7 @@ int extract_open(struct extractor **out, const struct extract_opts *o,
 	}
 	x->o = *o;
 	x->rep = rep;
+	pthread_mutex_init(&x->files_lock, NULL);
 	nidmap_init(&x->primaries, sizeof(struct xprimary));
 	x->budget = x_fd_budget(o->threads);
 	x->root = xdir_new(x, NULL, "", 0, "", 0);
@@ -760,14 +971,18 @@ int extract_open(struct extractor **out, const struct extract_opts *o,
 		return -ENOMEM;
 	}
 	x->root->refs = 2;	/* the walk never closes it */
-	ret = start_is_dir ? x_open_dir(x) : x_open_parent(x);
+	x->euid = geteuid();
+	x->egid = getegid();
+	ret = x_files_init(x);
+	if (!ret)
+		ret = start_is_dir ? x_open_dir(x) : x_open_parent(x);
 	if (ret) {
 		extract_close(x);
 		return ret;
 	}
 	/* modes are given exactly; the user's umask is applied by hand */
 	umask(0);
-	x->have_proc = !access("/proc/self/fd", X_OK);
+	x_how_to_link(x);
 	x->root->inherits_acl = has_default_acl(x->root->fd);
 	x->root->strip_acls = x->root->fixup;
 	*out = x;
@@ -796,6 +1011,10 @@ void extract_close(struct extractor *x)
 	nidmap_for_each(&x->primaries, i)
 		free(((struct xprimary *)nidmap_val(&x->primaries, i))->name);
 	nidmap_fini(&x->primaries);
+	for (i = 0; i < x->nfilepages; i++)
+		free(x->files[i]);
+	free(x->files);
+	pthread_mutex_destroy(&x->files_lock);
 	free(x->all);
 	free(x->post);
 	free(x->stack);
@@ -824,6 +1043,17 @@ static void xdir_set_meta(struct xdir *d, const struct erofs_inode *inode)
 	d->mtime_nsec = inode->mtime_nsec;
 }
 
+/* The descriptor of d, open on the directory st describes. */
+static void xdir_set_fd(struct extractor *x, struct xdir *d, int fd,
+			const struct stat *st, bool fresh)
+{
+	d->dev = st->st_dev;
+	d->ino = st->st_ino;
+	d->fresh = fresh;
+	d->new_gid = st->st_mode & S_ISGID ? st->st_gid : x->egid;
+	x_fd_opened(x, d, fd);
+}
+
 /* mkdirat, or an existing directory; 0 or 1 (reported, not created). */
 static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 		   const struct fsck_loc *loc)
@@ -843,7 +1073,7 @@ static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 			goto fail;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			if (!x->o.overwrite) {
+			if (!x_replaces(x)) {
 				report_failure(x->rep, loc,
 					       "cannot create the directory: an entry that is not a directory exists (--overwrite replaces it)");
 				return 1;
@@ -863,12 +1093,18 @@ static int x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 			close(fd);
 		goto fail;
 	}
-	d->dev = st.st_dev;
-	d->ino = st.st_ino;
-	x_fd_opened(x, d, fd);
+	/* swapped for another's directory between mkdirat and openat */
+	if (!existed && st.st_uid != x->euid) {
+		close(fd);
+		report_failure(x->rep, loc, "changed while being created");
+		return 1;
+	}
+	xdir_set_fd(x, d, fd, &st, !existed);
 	if (existed) {
 		d->inherits_acl = has_default_acl(fd);
 		d->strip_acls = true;
+		if (x_replaces(x))
+			x_clean_tmp(fd);
 	} else {
 		d->inherits_acl = d->parent->inherits_acl;
 		d->strip_acls = d->inherits_acl;
@@ -944,13 +1180,13 @@ void extract_dir_done(struct extractor *x, void *state)
 	xdir_unref(x, d);
 }
 
-static int x_add_primary(struct extractor *x, uint64_t nid, struct xdir *dir,
-			 const char *name, int state)
+static int x_add_primary(struct extractor *x, const struct walk_entry *e,
+			 struct xdir *dir, const char *name, int state)
 {
 	struct xprimary *p;
 	int added;
 
-	p = nidmap_get(&x->primaries, nid, &added);
+	p = nidmap_get(&x->primaries, e->nid, &added);
 	if (!p)
 		return -ENOMEM;
 	if (!added)
@@ -960,7 +1196,34 @@ static int x_add_primary(struct extractor *x, uint64_t nid, struct xdir *dir,
 		return -ENOMEM;
 	p->dir = dir;
 	p->state = state;
+	p->mode = e->inode->mode;
+	p->size = e->inode->size;
 	return 0;
+}
+
+/*
+ * --keep-existing: is the entry there, complete? A regular file under its
+ * name is complete (this extraction names a file only once it is), unless
+ * its size says otherwise; the type must be the image's, and so must a
+ * symlink's length and a device's number.
+ */
+static bool x_kept(struct extractor *x, const struct xdir *dir,
+		   const char *name, uint16_t mode, uint64_t size,
+		   uint32_t raw_rdev)
+{
+	dev_t rdev = makedev(erofs_rdev_major(raw_rdev),
+			     erofs_rdev_minor(raw_rdev));
+	struct stat st;
+
+	if (!x->o.keep_existing || dir->fresh ||
+	    fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    (st.st_mode & S_IFMT) != (mode & S_IFMT))
+		return false;
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return (uint64_t)st.st_size == size;
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return st.st_rdev == rdev;
+	return true;
 }
 
 /* Create a symlink or node; 0, 1 (reported) or a negative errno. */
@@ -983,7 +1246,7 @@ again:
 	if (!ret)
 		return 0;
 	ret = errno;
-	if (ret == EEXIST && x->o.overwrite && !retried) {
+	if (ret == EEXIST && x_replaces(x) && !retried) {
 		ret = -x_remove(pfd, name);
 		retried = true;
 		if (!ret)
@@ -1002,7 +1265,8 @@ static int x_node_meta(struct extractor *x, struct xdir *parent,
 		       const char *name, const struct erofs_inode *inode,
 		       const struct xa_list *xl, const struct fsck_loc *loc)
 {
-	struct x_obj o = { .opath = true, .kind = XKIND_OTHER };
+	struct x_obj o = { .opath = true, .kind = XKIND_OTHER,
+			   .chown = x->o.owner };
 	int pfd = parent->fd;
 	struct stat st;
 	int ret;
@@ -1014,8 +1278,15 @@ static int x_node_meta(struct extractor *x, struct xdir *parent,
 		x_report_errno(x->rep, loc, "open what was created", errno);
 		return 1;
 	}
+	/*
+	 * What was reopened by name must be what was just created: a hard
+	 * link to another's node put there meanwhile would get the image's
+	 * owner and mode (only fs.protected_hardlinks stops that).
+	 */
 	if (fstat(o.fd, &st) ||
-	    (st.st_mode & S_IFMT) != (inode->mode & S_IFMT)) {
+	    (st.st_mode & S_IFMT) != (inode->mode & S_IFMT) ||
+	    st.st_nlink != 1 || st.st_uid != x->euid ||
+	    st.st_dev != parent->dev) {
 		report_failure(x->rep, loc, "changed while being created");
 		close(o.fd);
 		return 1;
@@ -1048,16 +1319,22 @@ int extract_node(struct extractor *x, const struct walk_entry *e,
 	if (pfd < 0)
 		return x_create_failed(x, x->rep, loc,
 				       "reopen the parent directory of", -pfd);
-	ret = x_mknode(x, pfd, name, e->inode, target, loc);
+	if (x_kept(x, parent, name, e->inode->mode, tlen, e->inode->rdev))
+		ret = 2;
+	else
+		ret = x_mknode(x, pfd, name, e->inode, target, loc);
 	if (ret < 0)
 		return ret;
-	if (!ret) {
+	if (ret == 2) {
+		atomic_inc(&x->nkept);
+		ret = 0;
+	} else if (!ret) {
 		atomic_inc(S_ISLNK(e->inode->mode) ? &x->nsymlinks :
 						     &x->nnodes);
 		x_node_meta(x, parent, name, e->inode, xl, loc);
 	}
 	if (e->inode->nlink > 1)
-		return x_add_primary(x, e->nid, parent, name, ret ? -1 : 1);
+		return x_add_primary(x, e, parent, name, ret ? -1 : 1);
 	return 0;
 }
 
@@ -1092,6 +1369,7 @@ int extract_file_begin(struct extractor *x, const struct walk_entry *e,
 {
 	struct xdir *parent = e->depth ? e->parent : x->root;
 	const char *name;
+	bool kept;
 	int pfd, ret;
 
 	*dir = NULL;
@@ -1102,10 +1380,15 @@ int extract_file_begin(struct extractor *x, const struct walk_entry *e,
 	if (pfd < 0)
 		return x_create_failed(x, x->rep, loc,
 				       "reopen the parent directory of", -pfd);
+	kept = x_kept(x, parent, name, e->inode->mode, e->inode->size, 0);
 	if (e->inode->nlink > 1) {
-		ret = x_add_primary(x, e->nid, parent, name, 0);
+		ret = x_add_primary(x, e, parent, name, kept ? 2 : 0);
 		if (ret)
 			return ret;
+	}
+	if (kept) {
+		atomic_inc(&x->nkept);
+		return 0;
 	}
 	__atomic_add_fetch(&parent->refs, 1, __ATOMIC_ACQ_REL);
 	*dir = parent;
@@ -1116,40 +1399,115 @@ void extract_file_status(struct extractor *x, uint64_t nid, bool ok)
 {
 	struct xprimary *p = nidmap_find(&x->primaries, nid);
 
-	if (p)
+	/* a file kept by --keep-existing, or a node, is settled */
+	if (p && !p->state)
 		p->state = ok ? 1 : -1;
 }
 
 /* Task side */
 
+/* The record of descriptor fd; with add, made if missing (NULL: ENOMEM). */
+static struct xfile *xfile_of(struct extractor *x, int fd, bool add)
+{
+	size_t pg = (size_t)fd / XFILE_PAGE;
+	struct xfile *page;
+
+	if (pg >= x->nfilepages)
+		return NULL;
+	page = __atomic_load_n(&x->files[pg], __ATOMIC_ACQUIRE);
+	if (!page && add) {
+		pthread_mutex_lock(&x->files_lock);
+		page = x->files[pg];
+		if (!page) {
+			page = calloc(XFILE_PAGE, sizeof(*page));
+			__atomic_store_n(&x->files[pg], page,
+					 __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&x->files_lock);
+	}
+	return page ? &page[fd % XFILE_PAGE] : NULL;
+}
+
+static void xfile_written(struct extractor *x, int fd, uint64_t end)
+{
+	struct xfile *f = xfile_of(x, fd, false);
+	uint64_t cur = __atomic_load_n(&f->end, __ATOMIC_RELAXED);
+
+	while (cur < end &&
+	       !__atomic_compare_exchange_n(&f->end, &cur, end, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* O_TMPFILE is not there: the kernel or the filesystem has none. */
+static bool no_tmpfile_errno(int err)
+{
+	return err == EOPNOTSUPP || err == EISDIR || err == EINVAL;
+}
+
+/*
+ * A new file no one sees: unnamed (tmp ""), or under a hidden name, made
+ * with O_EXCL and O_NOFOLLOW, so that nothing in the way is reused or
+ * followed. Returns a descriptor or a negative errno.
+ */
+static int x_tmp_create(struct extractor *x, int dfd, mode_t m, char *tmp)
+{
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd, i;
+
+	tmp[0] = '\0';
+	if (!__atomic_load_n(&x->no_tmpfile, __ATOMIC_RELAXED)) {
+		fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, m);
+		if (fd >= 0 || !no_tmpfile_errno(errno))
+			return fd >= 0 ? fd : -errno;
+		__atomic_store_n(&x->no_tmpfile, 1, __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < X_TMP_TRIES; i++) {
+		x_tmp_name(x, tmp);
+		fd = openat(dfd, tmp, flags, m);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+static void x_report_exists(struct report *rep, const struct fsck_loc *loc,
+			    const char *what)
+{
+	report_failure(rep, loc,
+		       "cannot %s: an entry of that name exists (--overwrite replaces it)",
+		       what);
+}
+
 int extract_file_create(struct extractor *x, struct report *rep,
 			const struct fsck_loc *loc, struct xdir *dir,
 			const char *name, const struct erofs_inode *inode)
 {
-	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	mode_t m = x_mode(x, inode->mode) & 0777;
-	bool retried = false;
-	int fd, err;
+	char tmp[X_TMP_LEN + 1];
+	struct xfile *f;
+	int fd;
 
 	if (!name)
 		name = x->start_name;
-again:
-	fd = openat(dir->fd, name, flags, m);
-	if (fd >= 0)
-		return fd;
-	err = errno;
-	if (err == EEXIST && x->o.overwrite && !retried) {
-		err = -x_remove(dir->fd, name);
-		retried = true;
-		if (!err)
-			goto again;
-	}
-	if (err == EEXIST) {
-		report_failure(rep, loc,
-			       "cannot create: an entry of that name exists (--overwrite replaces it)");
+	/* in a directory of this run, only a bad image repeats a name */
+	if (!dir->fresh && !x_replaces(x) && x_exists(dir->fd, name)) {
+		x_report_exists(rep, loc, "create");
 		return -1;
 	}
-	return x_create_failed(x, rep, loc, "create", err) ?: -1;
+	fd = x_tmp_create(x, dir->fd, m, tmp);
+	if (fd < 0)
+		return x_create_failed(x, rep, loc, "create", -fd) ?: -1;
+	f = xfile_of(x, fd, true);
+	if (!f) {
+		close(fd);
+		if (tmp[0])
+			unlinkat(dir->fd, tmp, 0);
+		return x_create_failed(x, rep, loc, "create", ENOMEM);
+	}
+	f->end = 0;
+	memcpy(f->tmp, tmp, sizeof(tmp));
+	return fd;
 }
 
 int extract_file_write(struct extractor *x, struct report *rep,
@@ -1173,6 +1531,7 @@ int extract_file_write(struct extractor *x, struct report *rep,
 		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
+	xfile_written(x, fd, off);
 	return 0;
 }
 
@@ -1195,6 +1554,7 @@ int extract_file_copy(struct extractor *x, struct report *rep,
 			continue;
 		if (n > 0) {
 			len -= (size_t)n;
+			xfile_written(x, fd, (uint64_t)out);
 			continue;
 		}
 		err = n ? errno : 0;
@@ -1209,6 +1569,80 @@ int extract_file_copy(struct extractor *x, struct report *rep,
 	return 0;
 }
 
+/* Link the unnamed file fd as name. Returns 0 or a negative errno. */
+static int x_link_unnamed(struct extractor *x, int fd, int dfd,
+			  const char *name)
+{
+	char proc[32];
+	int ret = -ENOENT;
+
+	/* needs CAP_DAC_READ_SEARCH; else the kernel says ENOENT */
+	if (!__atomic_load_n(&x->no_empty_path, __ATOMIC_RELAXED)) {
+		ret = x_link_replacing(x, fd, "", AT_EMPTY_PATH, dfd, name);
+		if (ret != -ENOENT || !x->have_proc)
+			return ret;
+		__atomic_store_n(&x->no_empty_path, 1, __ATOMIC_RELAXED);
+	}
+	if (!x->have_proc)
+		return ret;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return x_link_replacing(x, AT_FDCWD, proc, AT_SYMLINK_FOLLOW, dfd,
+				name);
+}
+
+/* Move a file written under a hidden name to name. */
+static int x_rename_tmp(struct extractor *x, int dfd, const char *tmp,
+			const char *name)
+{
+	int err;
+
+	if (x_replaces(x))
+		err = x_rename_over(dfd, tmp, name);
+	else if (!renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE))
+		err = 0;
+	else if (errno != EINVAL)
+		err = -errno;
+	/* no RENAME_NOREPLACE here: a link does not replace either */
+	else if (linkat(dfd, tmp, dfd, name, 0))
+		err = -errno;
+	else
+		err = unlinkat(dfd, tmp, 0) ? -errno : 0;
+	if (err)
+		unlinkat(dfd, tmp, 0);
+	return err;
+}
+
+/*
+ * The file is complete: give it its name. Returns 0, 1 when it could not
+ * be (reported), or a negative errno that stops the run.
+ */
+static int x_place(struct extractor *x, struct report *rep,
+		   const struct fsck_loc *loc, int dfd, const char *name,
+		   int fd, const struct xfile *f)
+{
+	int err;
+
+	if (f->tmp[0])
+		err = -x_rename_tmp(x, dfd, f->tmp, name);
+	else
+		err = -x_link_unnamed(x, fd, dfd, name);
+	if (!err)
+		return 0;
+	if (err == EEXIST) {
+		x_report_exists(rep, loc, "create");
+		return 1;
+	}
+	return x_create_failed(x, rep, loc, "create", err) ?: 1;
+}
+
+/* Does the file need chown to get the image's owner? */
+static bool x_chown_needed(const struct extractor *x, const struct xdir *dir,
+			   const struct erofs_inode *inode)
+{
+	return x->o.owner &&
+	       (inode->uid != x->euid || inode->gid != dir->new_gid);
+}
+
 int extract_file_commit(struct extractor *x, struct report *rep,
 			const struct fsck_loc *loc, struct xdir *dir,
 			const char *name, int fd,
@@ -1216,22 +1650,28 @@ int extract_file_commit(struct extractor *x, struct report *rep,
 			const struct xa_list *xl)
 {
 	struct x_obj o = { .fd = fd, .kind = XKIND_REG };
+	struct xfile *f = xfile_of(x, fd, false);
 	mode_t m = x_mode(x, inode->mode);
-	struct stat st;
-	int ret, err;
+	int ret, placed, err;
 
 	if (!name)
 		name = x->start_name;
-	if (fstat(fd, &st) || ((uint64_t)st.st_size != inode->size &&
-			       ftruncate(fd, (off_t)inode->size))) {
+	if (__atomic_load_n(&f->end, __ATOMIC_RELAXED) != inode->size &&
+	    ftruncate(fd, (off_t)inode->size)) {
 		err = errno;
 		x_report_out(x, rep, loc, true, "write", err);
 		extract_file_abort(x, dir, name, fd);
 		return -err;
 	}
 	o.strip_acls = x->o.xattrs && dir->inherits_acl;
+	o.chown = x_chown_needed(x, dir, inode);
 	ret = x_apply(x, rep, loc, &o, inode, inode->mode, xl,
 		      (m & 07000) || o.strip_acls);
+	placed = x_place(x, rep, loc, dir->fd, name, fd, f);
+	if (placed) {
+		close(fd);
+		return placed;
+	}
 	if (close(fd)) {
 		err = errno;
 		x_report_out(x, rep, loc, true, "write", err);
@@ -1242,11 +1682,16 @@ int extract_file_commit(struct extractor *x, struct report *rep,
 	return ret;
 }
 
+/* The data failed: the name, if any, is as it was. */
 void extract_file_abort(struct extractor *x, struct xdir *dir,
 			const char *name, int fd)
 {
+	struct xfile *f = xfile_of(x, fd, false);
+
+	(void)name;
+	if (f && f->tmp[0])
+		unlinkat(dir->fd, f->tmp, 0);
 	close(fd);
-	unlinkat(dir->fd, name ? name : x->start_name, 0);
 }
 
 void extract_file_end(struct extractor *x, struct xdir *dir)
@@ -1264,10 +1709,9 @@ static void x_link_one(struct extractor *x, const struct xlink *l)
 		.nid = l->nid, .offset = EROFS_NO_OFFSET,
 	};
 	struct xprimary *p = nidmap_find(&x->primaries, l->nid);
-	bool retried = false;
 	int pfd, dfd, err;
 
-	if (!p || p->state != 1)
+	if (!p || p->state < 1)
 		return;		/* the first name failed, and said so */
 	x_trim(x);
 	pfd = xdir_fd(x, p->dir);
@@ -1276,17 +1720,14 @@ static void x_link_one(struct extractor *x, const struct xlink *l)
 		x_report_errno(x->rep, &loc, "reopen a directory", -dfd);
 		return;
 	}
-again:
-	if (!linkat(pfd, p->name, dfd, l->name, 0)) {
-		atomic_inc(&x->nlinked);
+	if (x_kept(x, l->dir, l->name, p->mode, p->size, 0)) {
+		atomic_inc(&x->nkept);
 		return;
 	}
-	err = errno;
-	if (err == EEXIST && x->o.overwrite && !retried) {
-		err = -x_remove(dfd, l->name);
-		retried = true;
-		if (!err)
-			goto again;
+	err = -x_link_replacing(x, pfd, p->name, 0, dfd, l->name);
+	if (!err) {
+		atomic_inc(&x->nlinked);
+		return;
 	}
 	if (err == EEXIST)
 		report_failure(x->rep, &loc,
@@ -1301,7 +1742,7 @@ static void x_fix_dir(struct extractor *x, struct xdir *d)
 		.path = d->path, .pathlen = d->pathlen,
 		.nid = d->nid, .offset = EROFS_NO_OFFSET,
 	};
-	struct x_obj o = { .kind = XKIND_REG };
+	struct x_obj o = { .kind = XKIND_REG, .chown = x->o.owner };
 	struct erofs_inode inode;
 
 	x_trim(x);

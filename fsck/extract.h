@@ -74,6 +74,7 @@ struct extract_opts {
 	const char *dir;
 	bool force;		/* DIR may exist and hold entries, or be / */
 	bool overwrite;		/* replace existing entries */
+	bool keep_existing;	/* keep complete ones, replace the others */
 	bool owner;		/* set owners */
 	bool perms;		/* modes exactly, else with the umask */
 	bool xattrs;		/* set xattrs */

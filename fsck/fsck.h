@@ -19,6 +19,7 @@ struct fsck_cfg {
 	const char *extract_dir;	/* --extract=DIR */
 	bool force;			/* --force */
 	bool overwrite;			/* --overwrite */
+	bool keep_existing;		/* --keep-existing */
 	int preserve_owner;		/* -1: as root only */
 	int preserve_perms;		/* -1: as root only */
 	bool xattrs;			/* --xattrs */

@@ -38,6 +38,7 @@ enum {
 	OPT_MANIFEST,
 	OPT_FORCE,
 	OPT_OVERWRITE,
+	OPT_KEEP_EXISTING,
 	OPT_PRESERVE,
 	OPT_NO_PRESERVE,
 	OPT_PRESERVE_OWNER,
@@ -75,6 +76,7 @@ static const struct option long_options[] = {
 	{ "manifest", no_argument, NULL, OPT_MANIFEST },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "keep-existing", no_argument, NULL, OPT_KEEP_EXISTING },
 	{ "preserve", no_argument, NULL, OPT_PRESERVE },
 	{ "no-preserve", no_argument, NULL, OPT_NO_PRESERVE },
 	{ "preserve-owner", no_argument, NULL, OPT_PRESERVE_OWNER },
@@ -130,6 +132,9 @@ static const char usage_text[] =
 	"                         or to /\n"
 	"  --overwrite            replace entries that exist (a symlink in\n"
 	"                         the way is removed, never followed)\n"
+	"  --keep-existing        resume an interrupted extraction: keep\n"
+	"                         entries that exist and are complete, replace\n"
+	"                         the others\n"
 	"  --preserve             same owners and permissions as in the image\n"
 	"                         (default for root)\n"
 	"  --preserve-owner       same owners as in the image\n"
@@ -213,6 +218,9 @@ static bool parse_extract_opt(struct fsck_cfg *cfg, int c)
 		break;
 	case OPT_OVERWRITE:
 		cfg->overwrite = true;
+		break;
+	case OPT_KEEP_EXISTING:
+		cfg->keep_existing = true;
 		break;
 	case OPT_PRESERVE:
 	case OPT_NO_PRESERVE:
@@ -506,6 +514,7 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 		.dir = cfg->extract_dir,
 		.force = cfg->force,
 		.overwrite = cfg->overwrite,
+		.keep_existing = cfg->keep_existing,
 		.owner = cfg->preserve_owner < 0 ? is_root() :
 						   cfg->preserve_owner,
 		.perms = cfg->preserve_perms < 0 ? is_root() :
