@@ -11,7 +11,7 @@
  *                         copy_file_range to a regular file (standard
  *                         output included when it is one; standard error
  *                         never) fails
- *   EROFS_FAULT_ERRNO=E   ENOSPC (default) or EFBIG: the write error
+ *   EROFS_FAULT_ERRNO=E   ENOSPC (default), EFBIG or EIO: the write error
  *   EROFS_FAULT_READ_DELAY_US=D  every read of the image first sleeps D
  *                         microseconds: a slow disk, for the interruption
  *                         test (tests/interrupt.sh)
@@ -72,7 +72,8 @@ static void report(void)
 	else if (atomic_load(&injected_write))
 		len = snprintf(msg, sizeof(msg),
 			       "io_fail: injected %s into write %ld\n",
-			       write_errno == EFBIG ? "EFBIG" : "ENOSPC",
+			       write_errno == EFBIG ? "EFBIG" :
+			       write_errno == EIO   ? "EIO" : "ENOSPC",
 			       fail_write_at);
 	else if (fail_read_at || fail_write_at)
 		len = snprintf(msg, sizeof(msg),
@@ -92,6 +93,8 @@ __attribute__((constructor)) static void io_fail_init(void)
 	read_delay_us = env_count("EROFS_FAULT_READ_DELAY_US");
 	if (err && !strcmp(err, "EFBIG"))
 		write_errno = EFBIG;
+	else if (err && !strcmp(err, "EIO"))
+		write_errno = EIO;
 	if (path && !realpath(path, image_path))
 		image_path[0] = '\0';
 	atexit(report);
