@@ -89,11 +89,13 @@ struct xprimary {
 /*
  * A regular file being written, found by its descriptor: how far its data
  * reaches (a trailing hole is left to ftruncate), and its hidden name when
- * it is not an unnamed (O_TMPFILE) file.
+ * it is not an unnamed (O_TMPFILE) file. Both are atomic: pieces write
+ * from any worker, and a descriptor number closed by one thread is reused
+ * by another.
  */
 struct xfile {
-	uint64_t end;		/* atomic: pieces write it from any worker */
-	char tmp[X_TMP_LEN + 1];	/* "" for an unnamed file */
+	uint64_t end;
+	uint64_t tmp_id;	/* the hidden name's digits, 0: unnamed */
 };
 
 /* Namespaces and kinds of the once-only xattr warnings. */
@@ -308,6 +310,14 @@ static void x_report_out(struct extractor *x, struct report *rep,
 	sb_release(&sb);
 }
 
+static void x_report_exists(struct report *rep, const struct fsck_loc *loc,
+			    const char *what)
+{
+	report_failure(rep, loc,
+		       "cannot %s: an entry of that name exists (--overwrite replaces it)",
+		       what);
+}
+
 /* Errors after which nothing more can be written: stop the run. */
 static bool errno_stops(int err)
 {
@@ -350,8 +360,14 @@ static bool x_exists(int dfd, const char *name)
 	return !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
 }
 
-/* A hidden name no other run or thread of this run uses. */
-static void x_tmp_name(struct extractor *x, char *buf)
+static void x_tmp_format(uint64_t id, char *buf)
+{
+	snprintf(buf, X_TMP_LEN + 1, X_TMP_PREFIX "%016llx",
+		 (unsigned long long)id);
+}
+
+/* A hidden name no other run or thread of this run uses; its digits. */
+static uint64_t x_tmp_name(struct extractor *x, char *buf)
 {
 	uint64_t v = x->tmp_seed + 0x9e3779b97f4a7c15ull *
 		     __atomic_add_fetch(&x->tmp_count, 1, __ATOMIC_RELAXED);
@@ -360,8 +376,9 @@ static void x_tmp_name(struct extractor *x, char *buf)
 	v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
 	v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
 	v ^= v >> 31;
-	snprintf(buf, X_TMP_LEN + 1, X_TMP_PREFIX "%016llx",
-		 (unsigned long long)v);
+	v += !v;	/* 0 means unnamed */
+	x_tmp_format(v, buf);
+	return v;
 }
 
 static bool x_is_tmp_name(const char *name)
@@ -1205,11 +1222,13 @@ static int x_add_primary(struct extractor *x, const struct walk_entry *e,
  * --keep-existing: is the entry there, complete? A regular file under its
  * name is complete (this extraction names a file only once it is), unless
  * its size says otherwise; the type must be the image's, and so must a
- * symlink's length and a device's number.
+ * symlink's length and a device's number. A symlink or node is made by
+ * name, then given its metadata, times last: with with_mtime (its inode),
+ * it is complete only if it has the image's mtime.
  */
 static bool x_kept(struct extractor *x, const struct xdir *dir,
 		   const char *name, uint16_t mode, uint64_t size,
-		   uint32_t raw_rdev)
+		   uint32_t raw_rdev, const struct erofs_inode *with_mtime)
 {
 	dev_t rdev = makedev(erofs_rdev_major(raw_rdev),
 			     erofs_rdev_minor(raw_rdev));
@@ -1219,45 +1238,14 @@ static bool x_kept(struct extractor *x, const struct xdir *dir,
 	    fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) ||
 	    (st.st_mode & S_IFMT) != (mode & S_IFMT))
 		return false;
+	if (with_mtime && (st.st_mtim.tv_sec != with_mtime->mtime ||
+			   st.st_mtim.tv_nsec != with_mtime->mtime_nsec))
+		return false;
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 		return (uint64_t)st.st_size == size;
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 		return st.st_rdev == rdev;
 	return true;
-}
-
-/* Create a symlink or node; 0, 1 (reported) or a negative errno. */
-static int x_mknode(struct extractor *x, int pfd, const char *name,
-		    const struct erofs_inode *inode, const char *target,
-		    const struct fsck_loc *loc)
-{
-	dev_t rdev = makedev(erofs_rdev_major(inode->rdev),
-			     erofs_rdev_minor(inode->rdev));
-	bool retried = false;
-	int ret;
-
-again:
-	if (S_ISLNK(inode->mode))
-		ret = symlinkat(target, pfd, name);
-	else
-		ret = mknodat(pfd, name, (inode->mode & S_IFMT) | 0600,
-			      S_ISCHR(inode->mode) || S_ISBLK(inode->mode) ?
-			      rdev : 0);
-	if (!ret)
-		return 0;
-	ret = errno;
-	if (ret == EEXIST && x_replaces(x) && !retried) {
-		ret = -x_remove(pfd, name);
-		retried = true;
-		if (!ret)
-			goto again;
-	}
-	if (ret == EEXIST) {
-		report_failure(x->rep, loc,
-			       "cannot create: an entry of that name exists (--overwrite replaces it)");
-		return 1;
-	}
-	return x_create_failed(x, x->rep, loc, "create", ret) ?: 1;
 }
 
 /* Metadata of a symlink or node, through an O_PATH descriptor. */
@@ -1303,6 +1291,74 @@ static int x_node_meta(struct extractor *x, struct xdir *parent,
 	return ret;
 }
 
+static int x_mknod_at(int pfd, const char *name,
+		      const struct erofs_inode *inode, const char *target)
+{
+	dev_t rdev = makedev(erofs_rdev_major(inode->rdev),
+			     erofs_rdev_minor(inode->rdev));
+	int ret;
+
+	if (S_ISLNK(inode->mode))
+		ret = symlinkat(target, pfd, name);
+	else
+		ret = mknodat(pfd, name, (inode->mode & S_IFMT) | 0600,
+			      S_ISCHR(inode->mode) || S_ISBLK(inode->mode) ?
+			      rdev : 0);
+	return ret ? errno : 0;
+}
+
+/*
+ * --overwrite: a node replacing an entry is made under a hidden name, gets
+ * its metadata there, and is then renamed over the entry, which stays
+ * until then. Returns 0 or an errno.
+ */
+static int x_mknode_over(struct extractor *x, struct xdir *parent,
+			 const char *name, const struct erofs_inode *inode,
+			 const char *target, const struct xa_list *xl,
+			 const struct fsck_loc *loc)
+{
+	char tmp[X_TMP_LEN + 1];
+	int i, err = EEXIST;
+
+	for (i = 0; i < X_TMP_TRIES && err == EEXIST; i++) {
+		x_tmp_name(x, tmp);
+		err = x_mknod_at(parent->fd, tmp, inode, target);
+	}
+	if (err)
+		return err;
+	x_node_meta(x, parent, tmp, inode, xl, loc);
+	err = -x_rename_over(parent->fd, tmp, name);
+	if (err)
+		unlinkat(parent->fd, tmp, 0);
+	return err;
+}
+
+/*
+ * Create a symlink or node and set its metadata; 0, 1 (reported) or a
+ * negative errno.
+ */
+static int x_mknode(struct extractor *x, struct xdir *parent,
+		    const char *name, const struct erofs_inode *inode,
+		    const char *target, const struct xa_list *xl,
+		    const struct fsck_loc *loc)
+{
+	int err = x_mknod_at(parent->fd, name, inode, target);
+
+	if (!err) {
+		x_node_meta(x, parent, name, inode, xl, loc);
+		return 0;
+	}
+	if (err == EEXIST && x_replaces(x))
+		err = x_mknode_over(x, parent, name, inode, target, xl, loc);
+	if (!err)
+		return 0;
+	if (err == EEXIST) {
+		x_report_exists(x->rep, loc, "create");
+		return 1;
+	}
+	return x_create_failed(x, x->rep, loc, "create", err) ?: 1;
+}
+
 int extract_node(struct extractor *x, const struct walk_entry *e,
 		 const struct fsck_loc *loc, const char *target, size_t tlen,
 		 const struct xa_list *xl)
@@ -1319,10 +1375,11 @@ int extract_node(struct extractor *x, const struct walk_entry *e,
 	if (pfd < 0)
 		return x_create_failed(x, x->rep, loc,
 				       "reopen the parent directory of", -pfd);
-	if (x_kept(x, parent, name, e->inode->mode, tlen, e->inode->rdev))
+	if (x_kept(x, parent, name, e->inode->mode, tlen, e->inode->rdev,
+		   e->inode))
 		ret = 2;
 	else
-		ret = x_mknode(x, pfd, name, e->inode, target, loc);
+		ret = x_mknode(x, parent, name, e->inode, target, xl, loc);
 	if (ret < 0)
 		return ret;
 	if (ret == 2) {
@@ -1331,7 +1388,6 @@ int extract_node(struct extractor *x, const struct walk_entry *e,
 	} else if (!ret) {
 		atomic_inc(S_ISLNK(e->inode->mode) ? &x->nsymlinks :
 						     &x->nnodes);
-		x_node_meta(x, parent, name, e->inode, xl, loc);
 	}
 	if (e->inode->nlink > 1)
 		return x_add_primary(x, e, parent, name, ret ? -1 : 1);
@@ -1380,7 +1436,8 @@ int extract_file_begin(struct extractor *x, const struct walk_entry *e,
 	if (pfd < 0)
 		return x_create_failed(x, x->rep, loc,
 				       "reopen the parent directory of", -pfd);
-	kept = x_kept(x, parent, name, e->inode->mode, e->inode->size, 0);
+	kept = x_kept(x, parent, name, e->inode->mode, e->inode->size, 0,
+		      NULL);
 	if (e->inode->nlink > 1) {
 		ret = x_add_primary(x, e, parent, name, kept ? 2 : 0);
 		if (ret)
@@ -1450,12 +1507,14 @@ static bool no_tmpfile_errno(int err)
  * with O_EXCL and O_NOFOLLOW, so that nothing in the way is reused or
  * followed. Returns a descriptor or a negative errno.
  */
-static int x_tmp_create(struct extractor *x, int dfd, mode_t m, char *tmp)
+static int x_tmp_create(struct extractor *x, int dfd, mode_t m,
+			uint64_t *tmp_id)
 {
 	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	char tmp[X_TMP_LEN + 1];
 	int fd, i;
 
-	tmp[0] = '\0';
+	*tmp_id = 0;
 	if (!__atomic_load_n(&x->no_tmpfile, __ATOMIC_RELAXED)) {
 		fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, m);
 		if (fd >= 0 || !no_tmpfile_errno(errno))
@@ -1463,20 +1522,12 @@ static int x_tmp_create(struct extractor *x, int dfd, mode_t m, char *tmp)
 		__atomic_store_n(&x->no_tmpfile, 1, __ATOMIC_RELAXED);
 	}
 	for (i = 0; i < X_TMP_TRIES; i++) {
-		x_tmp_name(x, tmp);
+		*tmp_id = x_tmp_name(x, tmp);
 		fd = openat(dfd, tmp, flags, m);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}
 	return -EEXIST;
-}
-
-static void x_report_exists(struct report *rep, const struct fsck_loc *loc,
-			    const char *what)
-{
-	report_failure(rep, loc,
-		       "cannot %s: an entry of that name exists (--overwrite replaces it)",
-		       what);
 }
 
 int extract_file_create(struct extractor *x, struct report *rep,
@@ -1485,6 +1536,7 @@ int extract_file_create(struct extractor *x, struct report *rep,
 {
 	mode_t m = x_mode(x, inode->mode) & 0777;
 	char tmp[X_TMP_LEN + 1];
+	uint64_t tmp_id;
 	struct xfile *f;
 	int fd;
 
@@ -1495,18 +1547,19 @@ int extract_file_create(struct extractor *x, struct report *rep,
 		x_report_exists(rep, loc, "create");
 		return -1;
 	}
-	fd = x_tmp_create(x, dir->fd, m, tmp);
+	fd = x_tmp_create(x, dir->fd, m, &tmp_id);
 	if (fd < 0)
 		return x_create_failed(x, rep, loc, "create", -fd) ?: -1;
 	f = xfile_of(x, fd, true);
 	if (!f) {
 		close(fd);
-		if (tmp[0])
+		x_tmp_format(tmp_id, tmp);
+		if (tmp_id)
 			unlinkat(dir->fd, tmp, 0);
 		return x_create_failed(x, rep, loc, "create", ENOMEM);
 	}
-	f->end = 0;
-	memcpy(f->tmp, tmp, sizeof(tmp));
+	__atomic_store_n(&f->end, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->tmp_id, tmp_id, __ATOMIC_RELAXED);
 	return fd;
 }
 
@@ -1618,12 +1671,15 @@ static int x_rename_tmp(struct extractor *x, int dfd, const char *tmp,
  */
 static int x_place(struct extractor *x, struct report *rep,
 		   const struct fsck_loc *loc, int dfd, const char *name,
-		   int fd, const struct xfile *f)
+		   int fd, struct xfile *f)
 {
+	uint64_t tmp_id = __atomic_load_n(&f->tmp_id, __ATOMIC_RELAXED);
+	char tmp[X_TMP_LEN + 1];
 	int err;
 
-	if (f->tmp[0])
-		err = -x_rename_tmp(x, dfd, f->tmp, name);
+	x_tmp_format(tmp_id, tmp);
+	if (tmp_id)
+		err = -x_rename_tmp(x, dfd, tmp, name);
 	else
 		err = -x_link_unnamed(x, fd, dfd, name);
 	if (!err)
@@ -1687,10 +1743,13 @@ void extract_file_abort(struct extractor *x, struct xdir *dir,
 			const char *name, int fd)
 {
 	struct xfile *f = xfile_of(x, fd, false);
+	uint64_t tmp_id = f ? __atomic_load_n(&f->tmp_id, __ATOMIC_RELAXED) : 0;
+	char tmp[X_TMP_LEN + 1];
 
 	(void)name;
-	if (f && f->tmp[0])
-		unlinkat(dir->fd, f->tmp, 0);
+	x_tmp_format(tmp_id, tmp);
+	if (tmp_id)
+		unlinkat(dir->fd, tmp, 0);
 	close(fd);
 }
 
@@ -1720,7 +1779,7 @@ static void x_link_one(struct extractor *x, const struct xlink *l)
 		x_report_errno(x->rep, &loc, "reopen a directory", -dfd);
 		return;
 	}
-	if (x_kept(x, l->dir, l->name, p->mode, p->size, 0)) {
+	if (x_kept(x, l->dir, l->name, p->mode, p->size, 0, NULL)) {
 		atomic_inc(&x->nkept);
 		return;
 	}

@@ -19,6 +19,11 @@ kill -9: each trial kills the run (SIGKILL) after a random time, then:
     exits 0 and gives the exact tree (treemanifest.py DIR is the expected
     manifest) with no hidden name left.
 
+--keep-existing over a complete tree where a file was changed (same
+size), one truncated and one replaced by a directory keeps the first (same
+inode, same bytes) and replaces the other two; --overwrite then gives the
+exact tree, the changed file replaced by a new inode.
+
 Write faults: the n-th write fails with ENOSPC or EIO (EROFS_FAULT_WRITE,
 EROFS_FAULT_ERRNO), at -j1 and -j4, unnamed and hidden names: exit 8, the
 file named in "cannot write PATH" does not exist, every regular file left
@@ -253,6 +258,46 @@ def write_fault(image, out, want, err, jobs, extra, at):
         problems + stderr.splitlines())
 
 
+def keep_existing(scratch, image, expected):
+    """what --keep-existing keeps and what it replaces"""
+    out = os.path.join(scratch, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    opts = ["--preserve", "--xattrs", "--extract=" + out, image]
+    subprocess.run([FSCK] + opts, check=True)
+    kept = os.path.join(out, "mixed.bin")
+    short = os.path.join(out, "text", "words-big.txt")
+    retyped = os.path.join(out, "empty")
+    with open(kept, "r+b") as f:
+        f.write(b"same size, other bytes")
+    os.truncate(short, 100)
+    os.unlink(retyped)
+    os.mkdir(retyped)
+    ino = os.stat(kept).st_ino
+    r = subprocess.run([FSCK, "--force", "--keep-existing"] + opts,
+                       stderr=subprocess.PIPE)
+    problems = []
+    if r.returncode:
+        problems.append("exit %d: %s" % (r.returncode, r.stderr.decode()))
+    with open(kept, "rb") as f:
+        if not f.read().startswith(b"same size, other bytes"):
+            problems.append("mixed.bin (right size) was written again")
+    if os.stat(kept).st_ino != ino:
+        problems.append("mixed.bin (right size) was replaced")
+    diff = exact(out, expected)
+    if len(diff) != 2 or not all("mixed.bin" in d for d in diff):
+        problems.append("not the image's tree but for mixed.bin:")
+        problems += diff
+    tap(not problems,
+        "--keep-existing: a file of the right size is kept, a short file "
+        "and an entry of the wrong type are replaced", problems)
+    r = subprocess.run([FSCK, "--force", "--overwrite"] + opts,
+                       stderr=subprocess.PIPE)
+    diff = exact(out, expected)
+    tap(not r.returncode and not diff and os.stat(kept).st_ino != ino,
+        "--overwrite then replaces it (a new inode) and gives the exact tree",
+        diff)
+
+
 def main():
     if not os.path.isfile(IO_FAIL):
         print("1..0 # SKIP %s not built" % IO_FAIL)
@@ -272,6 +317,7 @@ def main():
             kill_trials(scratch, image, want, expected, rng, name, opts,
                         extra)
         write_faults(scratch, image, want, rng)
+        keep_existing(scratch, image, expected)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("1..%d" % n_test)
