@@ -10,27 +10,33 @@
  *   through a symlink, whether it came from the image or was in DIR;
  * - a name that is empty, "." or "..", or holds '/' or NUL is corruption,
  *   and is never created;
- * - an existing entry is only replaced with --overwrite; a symlink in the
- *   way is then removed, never followed;
- * - a regular file whose data fails is unlinked: nothing remains under
- *   its name looking complete.
+ * - an existing entry is only replaced with --overwrite (or, when it is
+ *   not complete, --keep-existing); a symlink in the way is then removed,
+ *   never followed; anything but a directory is replaced atomically, by a
+ *   rename over it once the new entry is complete;
+ * - a regular file gets its name only once it is complete: it is written
+ *   unnamed (O_TMPFILE) and linked into place, or, where there is no
+ *   O_TMPFILE, written under a hidden name (created with O_EXCL and
+ *   O_NOFOLLOW) and renamed. A file whose data fails, or a run killed by
+ *   SIGKILL, leaves nothing under its name looking complete.
  *
  * Threads. The walker thread creates directories (mkdirat, then opens
  * them), symlinks, device nodes, fifos and sockets, and queues regular
- * files as tasks. A task creates its file with openat() in its parent's
- * descriptor, which stays open while any task in it runs (a reference
- * count: the last one out closes it). Directory metadata (owner, mode,
- * xattrs including default ACLs, times) and further names of hard-linked
- * inodes are applied after every task has finished (extract_finish):
- * links first, then directories children before parents, so that a
- * read-only directory still receives its entries and keeps its mtime.
- * Directories are created 0700 and get their mode then.
+ * files as tasks. A task creates its file in its parent's descriptor,
+ * which stays open while any task in it runs (a reference count: the last
+ * one out closes it), and names it in extract_file_commit(): for a split
+ * file, the worker that completes the last piece. Directory metadata
+ * (owner, mode, xattrs including default ACLs, times) and further names of
+ * hard-linked inodes are applied after every task has finished
+ * (extract_finish): links first, then directories children before
+ * parents, so that a read-only directory still receives its entries and
+ * keeps its mtime. Directories are created 0700 and get their mode then.
  *
- * Interruption (interrupt.h). The file being written is removed like a
- * file whose data failed, further names are not linked, and directory
- * metadata is not applied: directories stay 0700, owned by the user, with
- * the time of extraction, so that what remains can be removed. Every
- * regular file left is complete.
+ * Interruption (interrupt.h). The file being written never gets its name,
+ * like a file whose data failed, further names are not linked, and
+ * directory metadata is not applied: directories stay 0700, owned by the
+ * user, with the time of extraction, so that what remains can be removed.
+ * Every regular file left is complete.
  *
  * Descriptors. The soft RLIMIT_NOFILE is raised to the hard limit; when
  * the open directories would still exceed it (a walk can be 4096 levels
@@ -154,16 +160,16 @@ int extract_file_copy(struct extractor *x, struct report *rep,
 		      uint64_t pos, size_t len, uint64_t off);
 /*
  * The data is complete: set the size (a trailing hole), owner, mode,
- * xattrs and times, close. Returns 0, 1 if something could not be set
- * (reported), or a negative errno that stops the run (the file is then
- * unlinked).
+ * xattrs and times, give the file its name, close. Returns 0, 1 if
+ * something could not be set or the name could not be given (reported),
+ * or a negative errno that stops the run (the file then has no name).
  */
 int extract_file_commit(struct extractor *x, struct report *rep,
 			const struct fsck_loc *loc, struct xdir *dir,
 			const char *name, int fd,
 			const struct erofs_inode *inode,
 			const struct xa_list *xl);
-/* The data failed: close and unlink. */
+/* The data failed: close; the file never gets its name. */
 void extract_file_abort(struct extractor *x, struct xdir *dir,
 			const char *name, int fd);
 /* The task is over: unpin the directory. */
