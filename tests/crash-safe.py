@@ -24,6 +24,10 @@ size), one truncated and one replaced by a directory keeps the first (same
 inode, same bytes) and replaces the other two; --overwrite then gives the
 exact tree, the changed file replaced by a new inode.
 
+An ordinary user (setpriv) with a tmpfs over /proc in a private mount
+namespace cannot link unnamed files: every file is written under a
+hidden name and renamed, all complete, no hidden name left.
+
 Write faults: the n-th write fails with ENOSPC or EIO (EROFS_FAULT_WRITE,
 EROFS_FAULT_ERRNO), at -j1 and -j4, unnamed and hidden names: exit 8, the
 file named in "cannot write PATH" does not exist, every regular file left
@@ -298,6 +302,34 @@ def keep_existing(scratch, image, expected):
         diff)
 
 
+def without_proc(scratch, image, want):
+    """an ordinary user without /proc: hidden names"""
+    out = os.path.join(scratch, "noproc")
+    os.chmod(scratch, 0o755)
+    os.mkdir(out)
+    os.chown(out, 65534, 65534)
+    unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
+    if not unshare or not setpriv:
+        tap(True, "no /proc # SKIP needs unshare and setpriv")
+        return
+    # a tmpfs over /proc in a private mount namespace: not procfs
+    r = subprocess.run([unshare, "--mount", "--propagation", "private",
+                        "sh", "-c", 'mount -t tmpfs none /proc && exec "$@"',
+                        "sh", setpriv, "--reuid=65534", "--regid=65534",
+                        "--clear-groups", FSCK, "--force",
+                        "--extract=" + out, image],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = r.stderr.decode(errors="replace")
+    if "mount" in err and r.returncode not in (0, 8):
+        tap(True, "no /proc # SKIP cannot mount in a namespace here")
+        return
+    bad, complete, hidden = survey(out, want)
+    ok = not bad and not hidden and complete == len(want)
+    tap(ok, "an ordinary user without /proc: hidden names, %d of %d files "
+        "complete, no hidden name left (exit %d)"
+        % (complete, len(want), r.returncode), bad + err.splitlines())
+
+
 def main():
     if not os.path.isfile(IO_FAIL):
         print("1..0 # SKIP %s not built" % IO_FAIL)
@@ -318,6 +350,7 @@ def main():
                         extra)
         write_faults(scratch, image, want, rng)
         keep_existing(scratch, image, expected)
+        without_proc(scratch, image, want)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("1..%d" % n_test)
