@@ -112,12 +112,14 @@ def expected_files():
     return want
 
 
-def env_with(extra, slow):
+def env_with(extra, slow, shim=False):
+    """the environment of a run: slow reads, or the shim for faults"""
     env = dict(os.environ)
     env.update(extra)
     if slow:
-        env["LD_PRELOAD"] = IO_FAIL
         env["EROFS_FAULT_READ_DELAY_US"] = str(READ_DELAY_US)
+    if slow or shim:
+        env["LD_PRELOAD"] = IO_FAIL
         # the shim comes before the sanitizer runtime
         env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") +
                                ":verify_asan_link_order=0").lstrip(":")
@@ -216,8 +218,7 @@ def kill_trials(scratch, image, want, expected, rng, name, opts, extra):
 def write_faults(scratch, image, want, rng):
     out = os.path.join(scratch, "out")
     shutil.rmtree(out, ignore_errors=True)
-    env = env_with({"EROFS_FAULT_WRITE": str(1 << 40)}, False)
-    env["LD_PRELOAD"] = IO_FAIL
+    env = env_with({"EROFS_FAULT_WRITE": str(1 << 40)}, False, True)
     r = subprocess.run([FSCK, "--extract=" + out, image], env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     m = re.search(rb"not injected: \d+ reads, (\d+) writes", r.stderr)
@@ -237,8 +238,7 @@ def write_faults(scratch, image, want, rng):
 def write_fault(image, out, want, err, jobs, extra, at):
     shutil.rmtree(out, ignore_errors=True)
     env = env_with(dict(extra, EROFS_FAULT_WRITE=str(at),
-                        EROFS_FAULT_ERRNO=err), False)
-    env["LD_PRELOAD"] = IO_FAIL
+                        EROFS_FAULT_ERRNO=err), False, True)
     r = subprocess.run([FSCK, jobs, "--extract=" + out, image], env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stderr = r.stderr.decode(errors="replace")
