@@ -1553,9 +1553,10 @@ int extract_file_create(struct extractor *x, struct report *rep,
 	f = xfile_of(x, fd, true);
 	if (!f) {
 		close(fd);
-		x_tmp_format(tmp_id, tmp);
-		if (tmp_id)
+		if (tmp_id) {
+			x_tmp_format(tmp_id, tmp);
 			unlinkat(dir->fd, tmp, 0);
+		}
 		return x_create_failed(x, rep, loc, "create", ENOMEM);
 	}
 	__atomic_store_n(&f->end, 0, __ATOMIC_RELAXED);
@@ -1677,11 +1678,12 @@ static int x_place(struct extractor *x, struct report *rep,
 	char tmp[X_TMP_LEN + 1];
 	int err;
 
-	x_tmp_format(tmp_id, tmp);
-	if (tmp_id)
+	if (tmp_id) {
+		x_tmp_format(tmp_id, tmp);
 		err = -x_rename_tmp(x, dfd, tmp, name);
-	else
+	} else {
 		err = -x_link_unnamed(x, fd, dfd, name);
+	}
 	if (!err)
 		return 0;
 	if (err == EEXIST) {
@@ -1747,9 +1749,10 @@ void extract_file_abort(struct extractor *x, struct xdir *dir,
 	char tmp[X_TMP_LEN + 1];
 
 	(void)name;
-	x_tmp_format(tmp_id, tmp);
-	if (tmp_id)
+	if (tmp_id) {
+		x_tmp_format(tmp_id, tmp);
 		unlinkat(dir->fd, tmp, 0);
+	}
 	close(fd);
 }
 
