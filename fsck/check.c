@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "cost.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "erofs/format.h"
+#include "erofs/fragments.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/pool.h"
@@ -25,12 +27,6 @@
 
 /* Tasks printed late at most: bounds the memory of finished ones. */
 #define CHECK_MAX_PENDING 4096
-
-/* Task cost estimates for the pool, in nanoseconds. */
-#define COST_FILE_EXTRACT 20000		/* create, set metadata, close */
-#define COST_FILE_CHECK 2000
-#define COST_RAW_PER_KIB 500		/* copy (bench/calibrate) */
-#define COST_MAP_PER_KIB 2		/* map only */
 
 /* What walking one inode's data gave. */
 struct data_sum {
@@ -179,6 +175,7 @@ void checker_set_pool(struct checker *ck, struct erofs_pool *pool)
 	ck->rep->threaded = threads > 0;
 	ck->split_ns = split_piece_ns();
 	ck->splits_max = threads ? threads : 1;
+	readahead_init(&ck->ra, ck->ctx, pool);
 }
 
 static int check_reserve(struct fsck_worker *w, size_t len)
@@ -620,30 +617,6 @@ static int check_list(struct checker *ck, const struct walk_entry *e,
 
 /* Regular files: tasks */
 
-/* Decoding cost per KiB of a file's data. */
-static uint64_t data_cost_per_kib(const struct erofs_inode *inode)
-{
-	const struct erofs_codec *codec;
-
-	if (erofs_inode_is_compressed(inode)) {
-		codec = erofs_codec_get(inode->z.algs[0]);
-		if (codec)
-			return codec->cost_ns_per_kib;
-	}
-	return COST_RAW_PER_KIB;
-}
-
-static uint64_t file_cost(const struct checker *ck,
-			  const struct erofs_inode *inode)
-{
-	uint64_t kib = inode->size >> 10;
-
-	if (!ck->decode)
-		return COST_FILE_CHECK + kib * COST_MAP_PER_KIB;
-	return (ck->x ? COST_FILE_EXTRACT : COST_FILE_CHECK) +
-	       split_data_cost(inode->size, data_cost_per_kib(inode));
-}
-
 static const char *task_name(const struct file_task *t)
 {
 	if (t->start)
@@ -828,7 +801,7 @@ static bool check_may_split(struct checker *ck,
 	if (!ck->split_ns || !ck->decode || ck->manifest ||
 	    !erofs_pool_threads(ck->pool))
 		return false;
-	cost = split_data_cost(inode->size, data_cost_per_kib(inode));
+	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
 	if (!split_worth(cost, ck->split_ns))
 		return false;
 	if (!ck->cfg->digests)
@@ -837,20 +810,6 @@ static bool check_may_split(struct checker *ck,
 				  digest_probe_fn, &dp);
 	erofs_err_clear(&ck->ctx->err);
 	return ret >= 0 && !dp.found;
-}
-
-static uint64_t extent_cost(const struct erofs_map *map, uint64_t len)
-{
-	const struct erofs_codec *codec = NULL;
-	uint64_t per = COST_RAW_PER_KIB;
-
-	if (map->loc == EROFS_LOC_HOLE)
-		per = 0;
-	else if (map->loc != EROFS_LOC_FRAGMENT && map->fmt < EROFS_FMT_SHIFTED)
-		codec = erofs_codec_get(map->fmt);
-	if (codec)
-		per = codec->cost_ns_per_kib;
-	return SPLIT_EXTENT_NS + split_data_cost(len, per);
 }
 
 static struct split_file *split_new(struct file_task *t)
@@ -1036,7 +995,7 @@ static int split_plan_queue(struct checker *ck, struct split_file *s)
 		stored = 0;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
 			stored = map.plen;
-		if (split_plan_add(&plan, end, extent_cost(&map, end - pos),
+		if (split_plan_add(&plan, end, cost_extent(&map, end - pos),
 				   stored, &range)) {
 			ret = split_queue(ck, s, &range);
 			if (ret)
@@ -1121,6 +1080,8 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 		return -ENOMEM;
 	rel = t->path + t->pathlen - t->rellen;
 	ret = check_list(ck, e, NULL);
+	if (!ret && ck->decode)
+		ret = readahead_file(&ck->ra, e->inode, ck->rep, loc);
 	if (!ret && check_may_split(ck, e->inode) && !(s = split_new(t)))
 		ret = -ENOMEM;
 	if (!ret && ck->manifest)
@@ -1145,7 +1106,7 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 		ret = check_submit_split(ck, s, loc);
 	else
 		ret = erofs_pool_submit(ck->pool, file_task_run, t,
-					file_cost(ck, e->inode));
+					cost_file(e->inode, ck->decode, ck->x));
 	if (!ret)
 		return 0;
 	if (!t->started)
@@ -1318,8 +1279,14 @@ int checker_finish(struct checker *ck)
 	return ret;
 }
 
+/* The packed inode's extents are decoded as files read them. */
+static bool packed_deferred(const struct checker *ck)
+{
+	return ck->decode && ck->ctx->img->frag_cache;
+}
+
 static int check_special(struct checker *ck, const struct erofs_inode *inode,
-			 const char *label, bool count)
+			 const char *label, bool count, bool decode)
 {
 	struct fsck_worker *w = &ck->walker;
 	struct data_sum ds = { .fd = -1 };
@@ -1333,7 +1300,7 @@ static int check_special(struct checker *ck, const struct erofs_inode *inode,
 	report_msg(ck->rep, FSCK_LVL_DEBUG, "%s: nid %llu, size %llu", label,
 		   (unsigned long long)inode->nid,
 		   (unsigned long long)inode->size);
-	ret = check_extents(w, inode, &loc, ck->decode, &ds);
+	ret = check_extents(w, inode, &loc, decode, &ds);
 	if (count) {
 		ck->physical_blocks += blocks_of(ck, ds.physical);
 		ck->stats.packed_stored += ds.physical;
@@ -1349,8 +1316,65 @@ int check_special_inodes(struct checker *ck)
 	int ret = 0;
 
 	if (img->has_packed)
-		ret = check_special(ck, &img->packed, "packed inode", true);
+		ret = check_special(ck, &img->packed, "packed inode", true,
+				    ck->decode && !packed_deferred(ck));
 	if (!ret && img->has_metabox)
-		ret = check_special(ck, &img->metabox, "metabox inode", false);
+		ret = check_special(ck, &img->metabox, "metabox inode", false,
+				    ck->decode);
 	return ret;
+}
+
+static void packed_report_stats(struct checker *ck)
+{
+	struct erofs_frag_stats st;
+
+	erofs_frag_cache_stats(ck->ctx->img, &st);
+	report_msg(ck->rep, FSCK_LVL_DEBUG,
+		   "fragment cache: budget %zu, peak %zu bytes; %llu decodes (%llu read ahead), %llu hits, %llu waits, %llu evictions, %llu uncached reads",
+		   st.budget, st.peak, (unsigned long long)st.decodes,
+		   (unsigned long long)st.prefetches,
+		   (unsigned long long)st.hits, (unsigned long long)st.waits,
+		   (unsigned long long)st.evictions,
+		   (unsigned long long)st.uncached);
+}
+
+int check_packed_rest(struct checker *ck)
+{
+	const struct erofs_inode *packed = &ck->ctx->img->packed;
+	struct fsck_worker *w = &ck->walker;
+	struct data_sum ds = { .fd = -1 };
+	struct fsck_loc loc = {
+		.label = "packed inode",
+		.nid = packed->nid,
+		.offset = inode_offset(packed),
+	};
+	struct erofs_map map;
+	uint64_t pos;
+	int ret = 0;
+
+	if (!packed_deferred(ck))
+		return 0;
+	packed_report_stats(ck);
+	for (pos = 0; pos < packed->size && !ret; pos = map.la + map.llen) {
+		if (interrupted())
+			return -EINTR;
+		ret = erofs_map(w->ctx, packed, pos, &map);
+		/* check_special_inodes() reported where the mapping is corrupt */
+		if (ret == -EFSCORRUPTED) {
+			erofs_err_clear(&w->ctx->err);
+			return 0;
+		}
+		if (ret < 0) {
+			ret = check_lib_error(w, &loc, ret);
+			break;
+		}
+		if (map.la + map.llen <= pos)
+			return 0;
+		if (!erofs_frag_decoded(ck->ctx->img, &map))
+			ret = check_read_extent(w, packed, &map, 0, map.llen,
+						&ds, &loc);
+	}
+	if (ret == -ENOMEM && !ck->rep->fatal)
+		report_nomem(ck->rep, &loc);
+	return ret < 0 ? ret : 0;
 }

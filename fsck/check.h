@@ -32,6 +32,7 @@
 #include "fsck.h"
 #include "nidmap.h"
 #include "progress.h"
+#include "readahead.h"
 #include "report.h"
 #include "walk.h"
 
@@ -70,6 +71,7 @@ struct checker {
 	struct extractor *x;		/* NULL unless --extract=DIR */
 	FILE *list;			/* --list output, or NULL */
 	struct erofs_pool *pool;
+	struct readahead ra;		/* of the packed inode */
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */
@@ -115,8 +117,13 @@ int checker_finish(struct checker *ck);
 /*
  * Check the packed and metabox inodes, which no directory lists: their
  * extents, and with --extract their decoded content. Returns 0 or a
- * negative errno when the check cannot go on.
+ * negative errno when the check cannot go on. With a fragment cache the
+ * packed inode is only mapped here: its extents are decoded as files
+ * read them, and check_packed_rest() decodes the others after the walk.
  */
 int check_special_inodes(struct checker *ck);
+
+/* After the walk: decode the packed extents that no file's read decoded. */
+int check_packed_rest(struct checker *ck);
 
 #endif

@@ -629,6 +629,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 		ret = walk_tree(ctx, rep, wo, &visitor, &stats);
 	}
 	err = checker_finish(ck);
+	if (!ret && !err && !ck->stopped)
+		ret = check_packed_rest(ck);
 	if (ck->x)
 		extract_finish(ck->x, ret || err || ck->stopped || rep->fatal);
 	res->walked = true;
