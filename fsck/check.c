@@ -19,6 +19,7 @@
 #include "list.h"
 #include "manifest.h"
 #include "split.h"
+#include "window.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
@@ -28,10 +29,33 @@
 /* Tasks printed late at most: bounds the memory of finished ones. */
 #define CHECK_MAX_PENDING 4096
 
+/*
+ * Decoded bytes of a split file's pieces waiting to be hashed in order,
+ * besides the one piece being hashed: per split file, and there are at
+ * most as many split files in flight as threads.
+ */
+#define CHECK_WINDOW_BYTES (4u << 20)
+
+/* What a piece of a file hashed in order hands on: its bytes in order. */
+struct piece_out {
+	struct ord_item item;
+	bool ok;			/* the piece decoded its whole range */
+	uint8_t *buf;			/* the data runs, one after the other */
+	size_t len, cap;
+	struct out_run *runs;
+	size_t nruns, runcap;
+};
+
+struct out_run {
+	size_t len;
+	bool zeros;			/* a hole: no bytes in buf */
+};
+
 /* What walking one inode's data gave. */
 struct data_sum {
 	uint64_t physical;		/* stored: no holes, no fragments */
 	bool hash;
+	struct piece_out *out;		/* hash later, in order, or NULL */
 	struct erofs_sha256 sha;
 	uint8_t digest[EROFS_SHA256_LEN];
 	bool have_digest;
@@ -96,10 +120,19 @@ struct split_file {
 	uint64_t fail_at;		/* atomic: start of failed, or max */
 	pthread_mutex_t lock;		/* failed */
 	struct file_piece *failed;	/* the lowest failed piece so far */
+	/* hashed in order (--manifest, a digest to verify): */
+	bool hashing;
+	struct ord_window window;	/* pieces' bytes, to the hash */
+	uint64_t pieces;		/* queued so far: the next seq */
+	bool hash_broken;		/* by the deliverer: a piece failed */
+	struct erofs_sha256 sha;	/* by the deliverer */
+	bool verify;
+	uint8_t expected[EROFS_SHA256_LEN];
 };
 
 struct file_piece {
 	struct split_file *s;
+	struct piece_out *out;		/* hashing: to the window */
 	struct split_piece range;
 	uint64_t physical;		/* stored bytes up to a failure */
 	int ret;			/* 1 or a negative errno */
@@ -211,16 +244,90 @@ static int check_lib_error(struct fsck_worker *w, const struct fsck_loc *loc,
 	return ret < 0 ? ret : 1;
 }
 
-static void hash_zeros(struct data_sum *ds, uint64_t len)
+static int out_run_add(struct piece_out *out, size_t len, bool zeros)
+{
+	struct out_run *runs;
+	size_t cap;
+
+	if (out->nruns && out->runs[out->nruns - 1].zeros == zeros) {
+		out->runs[out->nruns - 1].len += len;
+		return 0;
+	}
+	if (out->nruns == out->runcap) {
+		cap = out->runcap ? 2 * out->runcap : 8;
+		runs = realloc(out->runs, cap * sizeof(*runs));
+		if (!runs)
+			return -ENOMEM;
+		out->runs = runs;
+		out->runcap = cap;
+	}
+	out->runs[out->nruns].len = len;
+	out->runs[out->nruns++].zeros = zeros;
+	return 0;
+}
+
+/* Keep decoded bytes for the hash; 0 or -ENOMEM. */
+static int out_add(struct piece_out *out, const uint8_t *buf, size_t len)
+{
+	size_t cap = out->cap;
+	uint8_t *p;
+
+	while (cap - out->len < len)
+		cap = cap ? 2 * cap : len > 65536 ? len : 65536;
+	if (cap != out->cap) {
+		p = realloc(out->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		out->buf = p;
+		out->cap = cap;
+	}
+	memcpy(out->buf + out->len, buf, len);
+	out->len += len;
+	return out_run_add(out, len, false);
+}
+
+static void out_free(struct piece_out *out)
+{
+	free(out->buf);
+	free(out->runs);
+	free(out);
+}
+
+static void sha_zeros(struct erofs_sha256 *sha, uint64_t len)
 {
 	static const uint8_t zeros[4096];
 
 	while (len) {
 		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
 
-		erofs_sha256_update(&ds->sha, zeros, n);
+		erofs_sha256_update(sha, zeros, n);
 		len -= n;
 	}
+}
+
+/* Hash what a piece kept, in order. */
+static void out_hash(const struct piece_out *out, struct erofs_sha256 *sha)
+{
+	const uint8_t *p = out->buf;
+	size_t i;
+
+	for (i = 0; i < out->nruns; i++) {
+		if (out->runs[i].zeros) {
+			sha_zeros(sha, out->runs[i].len);
+			continue;
+		}
+		erofs_sha256_update(sha, p, out->runs[i].len);
+		p += out->runs[i].len;
+	}
+}
+
+static int hash_zeros(struct data_sum *ds, uint64_t len)
+{
+	if (ds->out)
+		return len > SIZE_MAX ? -ENOMEM :
+					out_run_add(ds->out, (size_t)len, true);
+	sha_zeros(&ds->sha, len);
+	return 0;
 }
 
 /* Hash and write decoded bytes at file offset off. */
@@ -228,8 +335,15 @@ static int check_consume(struct fsck_worker *w, const struct fsck_loc *loc,
 			 struct data_sum *ds, const uint8_t *buf, size_t len,
 			 uint64_t off)
 {
-	if (ds->hash)
+	int ret;
+
+	if (ds->out) {
+		ret = out_add(ds->out, buf, len);
+		if (ret)
+			return ret;
+	} else if (ds->hash) {
 		erofs_sha256_update(&ds->sha, buf, len);
+	}
 	if (ds->fd < 0)
 		return 0;
 	return extract_file_write(w->ck->x, w->rep, loc, ds->fd, buf, len,
@@ -285,11 +399,8 @@ static int check_read_extent(struct fsck_worker *w,
 	size_t n;
 	int ret;
 
-	if (map->loc == EROFS_LOC_HOLE) {
-		if (ds->hash)
-			hash_zeros(ds, len);
-		return 0;
-	}
+	if (map->loc == EROFS_LOC_HOLE)
+		return ds->hash ? hash_zeros(ds, len) : 0;
 	ret = check_copy_extent(w, inode, map, skip, len, ds, loc);
 	if (ret != CHECK_NO_COPY)
 		return ret;
@@ -499,34 +610,47 @@ static bool check_wants_xattrs(const struct checker *ck)
 	return ck->manifest || (ck->x && ck->cfg->xattrs);
 }
 
+/* Is there a digest xattr to verify? Reports one that is malformed. */
+static bool check_wants_digest(struct report *rep, const struct checker *ck,
+			       const struct fsck_loc *loc,
+			       const struct xattr_scan *xs)
+{
+	if (!ck->cfg->digests || !xs->has_digest)
+		return false;
+	if (!xs->bad_digest)
+		return true;
+	report_problem(rep, loc, "digest xattr is not \"sha256:\" and %u bytes",
+		       EROFS_SHA256_LEN);
+	return false;
+}
+
+/* The whole content was hashed into sha: its digest, checked if wanted. */
+static void check_digest(struct report *rep, const struct fsck_loc *loc,
+			 struct erofs_sha256 *sha, uint8_t *digest,
+			 const uint8_t *expected)
+{
+	erofs_sha256_final(sha, digest);
+	if (expected && memcmp(digest, expected, EROFS_SHA256_LEN))
+		report_problem(rep, loc,
+			       "content does not match its sha256 digest xattr");
+}
+
 static int check_file(struct fsck_worker *w, const struct erofs_inode *inode,
 		      const struct fsck_loc *loc, const struct xattr_scan *xs,
 		      struct data_sum *ds, bool *digest_checked)
 {
 	const struct checker *ck = w->ck;
-	bool digest = ck->cfg->digests && xs->has_digest;
+	bool digest = check_wants_digest(w->rep, ck, loc, xs);
 	int ret;
 
-	if (digest && xs->bad_digest) {
-		report_problem(w->rep, loc,
-			       "digest xattr is not \"sha256:\" and %u bytes",
-			       EROFS_SHA256_LEN);
-		digest = false;
-	}
 	ds->hash = ck->manifest || digest;
 	ret = check_extents(w, inode, loc, ck->decode, ds);
-	if (ret)
+	if (ret || !ds->hash)
 		return ret;
-	if (ds->hash) {
-		erofs_sha256_final(&ds->sha, ds->digest);
-		ds->have_digest = true;
-	}
-	if (!digest)
-		return 0;
-	*digest_checked = true;
-	if (memcmp(ds->digest, xs->digest, EROFS_SHA256_LEN))
-		report_problem(w->rep, loc,
-			       "content does not match its sha256 digest xattr");
+	check_digest(w->rep, loc, &ds->sha, ds->digest,
+		     digest ? xs->digest : NULL);
+	ds->have_digest = true;
+	*digest_checked = digest;
 	return 0;
 }
 
@@ -773,43 +897,20 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 
 /* Regular files: split into pieces */
 
-struct digest_probe {
-	const struct erofs_image *img;
-	bool found;
-};
-
-static int digest_probe_fn(void *arg, const struct erofs_xattr *xa)
-{
-	struct digest_probe *dp = arg;
-
-	dp->found |= is_digest_xattr(dp->img, xa);
-	return 0;
-}
-
 /*
- * Split a file whose decoding is worth several pieces, unless its content
- * must be hashed in order (--manifest, or a digest xattr to verify). The
- * xattr probe is silent: the task reports what is wrong with them.
+ * Split a file whose decoding is worth several pieces. A file hashed in
+ * order is split too: its pieces hand their bytes to the hash in order
+ * through an ordered window (window.h).
  */
 static bool check_may_split(struct checker *ck,
 			    const struct erofs_inode *inode)
 {
-	struct digest_probe dp = { .img = ck->ctx->img };
 	uint64_t cost;
-	int ret;
 
-	if (!ck->split_ns || !ck->decode || ck->manifest ||
-	    !erofs_pool_threads(ck->pool))
+	if (!ck->split_ns || !ck->decode || !erofs_pool_threads(ck->pool))
 		return false;
 	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
-	if (!split_worth(cost, ck->split_ns))
-		return false;
-	if (!ck->cfg->digests)
-		return true;
-	ret = erofs_xattr_iterate(ck->ctx, inode, EROFS_XATTR_HIDDEN,
-				  digest_probe_fn, &dp);
-	erofs_err_clear(&ck->ctx->err);
-	return ret >= 0 && !dp.found;
+	return split_worth(cost, ck->split_ns);
 }
 
 static struct split_file *split_new(struct file_task *t)
@@ -828,8 +929,47 @@ static struct split_file *split_new(struct file_task *t)
 
 static void split_free(struct split_file *s)
 {
+	if (s->hashing)
+		ord_window_fini(&s->window);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+/* The window's consumer: one piece's bytes, in file order. */
+static void split_hash_piece(void *arg, struct ord_item *item)
+{
+	struct piece_out *out = (struct piece_out *)item;
+	struct split_file *s = arg;
+
+	if (!out->ok)
+		s->hash_broken = true;
+	if (!s->hash_broken)
+		out_hash(out, &s->sha);
+	out_free(out);
+}
+
+/* Before the walker waits for room: hand over the pieces it queued. */
+static void split_flush(void *arg)
+{
+	struct split_file *s = arg;
+
+	erofs_pool_flush(s->t->ck->pool);
+}
+
+static int split_start_hash(struct split_file *s, const uint8_t *expected)
+{
+	int ret = ord_window_init(&s->window, CHECK_WINDOW_BYTES,
+				  split_hash_piece, split_flush, s);
+
+	if (ret)
+		return ret;
+	s->hashing = true;
+	erofs_sha256_init(&s->sha);
+	if (expected) {
+		s->verify = true;
+		memcpy(s->expected, expected, EROFS_SHA256_LEN);
+	}
+	return 0;
 }
 
 static void piece_free(struct file_piece *p)
@@ -888,6 +1028,12 @@ static int split_finish(struct split_file *s)
 	t->physical = physical;
 	t->data_ok = !ret && !s->stopped;
 	t->skipped = s->stopped;
+	if (t->data_ok && s->hashing && !s->hash_broken) {
+		check_digest(&t->rep, &loc, &s->sha, t->digest,
+			     s->verify ? s->expected : NULL);
+		t->have_digest = true;
+		t->digest_checked = s->verify;
+	}
 	if (s->fd >= 0 && !t->data_ok) {
 		extract_file_abort(ck->x, t->dir, task_name(t), s->fd);
 	} else if (s->fd >= 0) {
@@ -919,7 +1065,8 @@ static int piece_run(void *worker, void *arg)
 	struct file_piece *p = arg;
 	struct split_file *s = p->s;
 	struct file_task *t = s->t;
-	struct data_sum ds = { .fd = s->fd };
+	struct data_sum ds = { .fd = s->fd, .hash = s->hashing, .out = p->out };
+	struct piece_out *out = p->out;
 	struct fsck_loc loc;
 	int ret = CHECK_STOPPED;
 
@@ -943,6 +1090,11 @@ static int piece_run(void *worker, void *arg)
 		p->physical = ds.physical;
 		piece_failed(s, p);
 	}
+	if (out) {
+		out->ok = !ret;
+		/* before the put: the last put finds every piece hashed */
+		ord_window_complete(&s->window, &out->item);
+	}
 	return split_put(s);
 }
 
@@ -955,14 +1107,29 @@ static int split_queue(struct checker *ck, struct split_file *s,
 
 	if (!p)
 		return -ENOMEM;
+	if (s->hashing && !(p->out = calloc(1, sizeof(*p->out)))) {
+		free(p);
+		return -ENOMEM;
+	}
 	p->s = s;
 	p->range = *range;
 	report_detached_init(ck->rep, &p->rep, &p->slot);
 	__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	if (p->out) {
+		p->out->item.seq = s->pieces++;
+		p->out->item.bytes = range->end - range->start < SIZE_MAX ?
+					     (size_t)(range->end - range->start) :
+					     SIZE_MAX;
+		ord_window_reserve(&s->window, p->out->item.bytes);
+	}
 	ret = erofs_pool_submit(ck->pool, piece_run, p, range->cost);
 	if (ret) {
 		/* not queued; the walker's reference keeps s */
 		__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+		if (p->out) {
+			/* its turn must still come: it breaks the hash */
+			ord_window_complete(&s->window, &p->out->item);
+		}
 		free(p);
 	}
 	return ret;
@@ -1020,6 +1187,8 @@ static int split_head(struct checker *ck, struct split_file *s,
 	struct report *saved = w->rep;
 	int ret;
 
+	bool digest;
+
 	w->rep = &t->rep;
 	ret = check_xattrs(w, &t->inode, loc, &xs);
 	if (ret < 0)
@@ -1034,6 +1203,9 @@ static int split_head(struct checker *ck, struct split_file *s,
 			s->fd = -1;
 		}
 	}
+	digest = !ret && check_wants_digest(w->rep, ck, loc, &xs);
+	if (!ret && (ck->manifest || digest))
+		ret = split_start_hash(s, digest ? xs.digest : NULL);
 	if (!ret)
 		ret = check_index(w, &t->inode, loc);
 out:

@@ -16,8 +16,11 @@
  * with its own reading context; what the walker needs from it (digest,
  * xattrs for the manifest, stored size) is taken when its report slot is
  * printed, in walk order. With threads, a file worth several pieces of
- * decoding whose content need not be hashed in order is split into runs
- * of extents (split.h), one task each, still reporting into one slot.
+ * decoding is split into runs of extents (split.h), one task each, still
+ * reporting into one slot; when its content is hashed (--manifest, a
+ * digest to verify), its pieces hand their bytes to the hash in file
+ * order through an ordered window (window.h). Fragments are read ahead
+ * of the files that need them (readahead.h).
  */
 #ifndef FSCK_CHECK_H
 #define FSCK_CHECK_H
