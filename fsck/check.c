@@ -36,14 +36,23 @@
  */
 #define CHECK_WINDOW_BYTES (4u << 20)
 
-/* What a piece of a file hashed in order hands on: its bytes in order. */
+/*
+ * What a piece of a file hashed in order hands on: its bytes in order,
+ * kept up to CHECK_WINDOW_BYTES; past that, once the piece is due, it
+ * hashes them itself as they come (streaming).
+ */
 struct piece_out {
 	struct ord_item item;
 	bool ok;			/* the piece decoded its whole range */
-	uint8_t *buf;			/* the data runs, one after the other */
+	bool streaming;
+	uint8_t *buf;			/* the data runs, end to end */
 	size_t len, cap;
 	struct out_run *runs;
 	size_t nruns, runcap;
+	/* the consumer's, for streaming */
+	struct ord_window *window;
+	struct erofs_sha256 *sha;
+	const bool *broken;		/* no digest: do not hash */
 };
 
 struct out_run {
@@ -55,7 +64,7 @@ struct out_run {
 struct data_sum {
 	uint64_t physical;		/* stored: no holes, no fragments */
 	bool hash;
-	struct piece_out *out;		/* hash later, in order, or NULL */
+	struct piece_out *out;		/* to hash later, or NULL */
 	struct erofs_sha256 sha;
 	uint8_t digest[EROFS_SHA256_LEN];
 	bool have_digest;
@@ -266,14 +275,41 @@ static int out_run_add(struct piece_out *out, size_t len, bool zeros)
 	return 0;
 }
 
-/* Keep decoded bytes for the hash; 0 or -ENOMEM. */
+static void out_hash(const struct piece_out *out, struct erofs_sha256 *sha);
+static void sha_zeros(struct erofs_sha256 *sha, uint64_t len);
+
+/* Too much to keep: wait for our turn, hash what we kept, then stream. */
+static void out_stream(struct piece_out *out)
+{
+	ord_window_wait_due(out->window, out->item.seq);
+	out->streaming = true;
+	if (!*out->broken)
+		out_hash(out, out->sha);
+	free(out->buf);
+	free(out->runs);
+	out->buf = NULL;
+	out->runs = NULL;
+	out->len = out->cap = out->nruns = out->runcap = 0;
+}
+
+/* Keep (or hash, when streaming) decoded bytes; 0 or -ENOMEM. */
 static int out_add(struct piece_out *out, const uint8_t *buf, size_t len)
 {
 	size_t cap = out->cap;
 	uint8_t *p;
 
+	if (!out->streaming && len > CHECK_WINDOW_BYTES - out->len)
+		out_stream(out);
+	if (out->streaming) {
+		if (!*out->broken)
+			erofs_sha256_update(out->sha, buf, len);
+		return 0;
+	}
 	while (cap - out->len < len)
-		cap = cap ? 2 * cap : len > 65536 ? len : 65536;
+		cap = cap ? 2 * cap : 65536;
+	/* len fits in the window with what is kept */
+	if (cap > CHECK_WINDOW_BYTES)
+		cap = CHECK_WINDOW_BYTES;
 	if (cap != out->cap) {
 		p = realloc(out->buf, cap);
 		if (!p)
@@ -323,9 +359,16 @@ static void out_hash(const struct piece_out *out, struct erofs_sha256 *sha)
 
 static int hash_zeros(struct data_sum *ds, uint64_t len)
 {
-	if (ds->out)
+	struct piece_out *out = ds->out;
+
+	if (out && out->streaming) {
+		if (!*out->broken)
+			sha_zeros(out->sha, len);
+		return 0;
+	}
+	if (out)
 		return len > SIZE_MAX ? -ENOMEM :
-					out_run_add(ds->out, (size_t)len, true);
+					out_run_add(out, (size_t)len, true);
 	sha_zeros(&ds->sha, len);
 	return 0;
 }
@@ -943,7 +986,7 @@ static void split_hash_piece(void *arg, struct ord_item *item)
 
 	if (!out->ok)
 		s->hash_broken = true;
-	if (!s->hash_broken)
+	if (!s->hash_broken && !out->streaming)
 		out_hash(out, &s->sha);
 	out_free(out);
 }
@@ -1103,6 +1146,7 @@ static int split_queue(struct checker *ck, struct split_file *s,
 		       const struct split_piece *range)
 {
 	struct file_piece *p = calloc(1, sizeof(*p));
+	uint64_t len;
 	int ret;
 
 	if (!p)
@@ -1117,9 +1161,13 @@ static int split_queue(struct checker *ck, struct split_file *s,
 	__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
 	if (p->out) {
 		p->out->item.seq = s->pieces++;
-		p->out->item.bytes = range->end - range->start < SIZE_MAX ?
-					     (size_t)(range->end - range->start) :
-					     SIZE_MAX;
+		/* a piece keeps at most that much (struct piece_out) */
+		len = range->end - range->start;
+		p->out->item.bytes = len < CHECK_WINDOW_BYTES ?
+					     (size_t)len : CHECK_WINDOW_BYTES;
+		p->out->window = &s->window;
+		p->out->sha = &s->sha;
+		p->out->broken = &s->hash_broken;
 		ord_window_reserve(&s->window, p->out->item.bytes);
 	}
 	ret = erofs_pool_submit(ck->pool, piece_run, p, range->cost);
@@ -1531,7 +1579,7 @@ int check_packed_rest(struct checker *ck)
 		if (interrupted())
 			return -EINTR;
 		ret = erofs_map(w->ctx, packed, pos, &map);
-		/* check_special_inodes() reported where the mapping is corrupt */
+		/* check_special_inodes() reported a corrupt mapping */
 		if (ret == -EFSCORRUPTED) {
 			erofs_err_clear(&w->ctx->err);
 			return 0;

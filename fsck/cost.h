@@ -18,8 +18,7 @@ struct erofs_map;
 uint64_t cost_data_per_kib(const struct erofs_inode *inode);
 
 /* A regular file's task: check only, decode, or decode and extract. */
-uint64_t cost_file(const struct erofs_inode *inode, bool decode,
-		   bool extract);
+uint64_t cost_file(const struct erofs_inode *inode, bool decode, bool extract);
 
 /* Mapping an extent and handing on len of its bytes. */
 uint64_t cost_extent(const struct erofs_map *map, uint64_t len);

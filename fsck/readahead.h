@@ -12,9 +12,10 @@
  * walked, so the pool decodes the next extents concurrently while earlier
  * files copy out of the ones already decoded. The window is at most 3/8
  * of the cache's budget, so that what is decoded ahead stays cached until
- * its files read it, and so do extents that later files read again. A prefetch never reports: a corrupt extent stays in
- * the cache as failed and the files that read it report it, as they
- * would without read-ahead.
+ * its files read it, and so do extents that later files read again. A
+ * prefetch never reports: an extent that fails stays in the cache as
+ * failed and the files that read it report it, as they would without
+ * read-ahead.
  */
 #ifndef FSCK_READAHEAD_H
 #define FSCK_READAHEAD_H

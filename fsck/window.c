@@ -85,5 +85,14 @@ void ord_window_complete(struct ord_window *w, struct ord_item *item)
 		pthread_cond_broadcast(&w->room);
 	}
 	w->delivering = false;
+	pthread_cond_broadcast(&w->room);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void ord_window_wait_due(struct ord_window *w, uint64_t seq)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->next != seq || w->delivering)
+		pthread_cond_wait(&w->room, &w->lock);
 	pthread_mutex_unlock(&w->lock);
 }

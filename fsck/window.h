@@ -15,6 +15,12 @@
  * when the window is empty: the producer waits for room. It calls the
  * window's flush hook before waiting, so that work it has not handed out
  * yet (a batch being filled) cannot hold up the items it waits for.
+ *
+ * A worker whose item would take too much memory to keep can instead wait
+ * until its item is due and consume its output itself, as it comes, then
+ * complete the item: nothing else is delivered meanwhile. Items are handed
+ * out in sequence order, so the ones it waits for are all being worked on
+ * or done.
  */
 #ifndef FSCK_WINDOW_H
 #define FSCK_WINDOW_H
@@ -27,7 +33,7 @@
 struct ord_item {
 	uint64_t seq;
 	size_t bytes;			/* reserved for it */
-	struct ord_item *next;		/* completed, waiting for its turn */
+	struct ord_item *next;		/* completed, not yet due */
 };
 
 /* Consume item (in sequence order); it is the callee's from then on. */
@@ -61,5 +67,11 @@ void ord_window_reserve(struct ord_window *w, size_t bytes);
  * completed items after it if it is due and nobody is delivering.
  */
 void ord_window_complete(struct ord_window *w, struct ord_item *item);
+
+/*
+ * Worker: wait until the item of sequence seq is due and nobody delivers;
+ * until it completes that item, the caller alone consumes.
+ */
+void ord_window_wait_due(struct ord_window *w, uint64_t seq);
 
 #endif

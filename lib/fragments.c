@@ -53,7 +53,7 @@ struct erofs_frag_cache {
 	pthread_mutex_t lock;
 	pthread_cond_t decoded;		/* an entry became ready or failed */
 	size_t budget;
-	uint64_t *seen;			/* extents decoded, by lcluster */
+	uint64_t *seen;			/* decoded extents, by lcluster */
 	uint64_t seen_bits;		/* 0: no bitmap (encoded extents) */
 	unsigned int lclusterbits;
 	struct frag_entry *buckets[FRAG_BUCKETS];
@@ -278,7 +278,8 @@ static bool frag_cacheable(const struct erofs_frag_cache *fc,
 			   const struct erofs_map *map)
 {
 	return map->loc != EROFS_LOC_HOLE &&
-	       map->fmt < Z_EROFS_COMPRESSION_MAX && map->llen <= fc->budget / 4;
+	       map->fmt < Z_EROFS_COMPRESSION_MAX &&
+	       map->llen <= fc->budget / 4;
 }
 
 /* ---- reading ---- */

@@ -114,7 +114,8 @@ check()
 	fi
 	n=$((n + 1))
 	if [ "$ok" = 1 ]; then
-		echo "ok $n - $tag: -j1, -j2, -j8 agree, $ra extents read ahead" \
+		echo "ok $n - $tag: -j1, -j2, -j8 agree," \
+			"$ra extents read ahead" \
 			"(exit $(tr '\n' ' ' <"$scratch/$tag.1.rc"))"
 	else
 		echo "not ok $n - $tag: $why"
@@ -134,7 +135,8 @@ small_cache()
 	rc=$?
 	tree "$xroot/t2" >"$scratch/s2.tree" 2>&1
 	rm -rf "$xroot/t1" "$xroot/t2"
-	peak=$(sed -n 's/.*fragment cache: budget [0-9]*, peak \([0-9]*\) .*/\1/p' \
+	peak=$(sed -n \
+		's/.*fragment cache: budget [0-9]*, peak \([0-9]*\) .*/\1/p' \
 		"$scratch/s.err")
 	n=$((n + 1))
 	if [ "$rc" != 0 ] || ! cmp -s "$scratch/s1.tree" "$scratch/s2.tree"

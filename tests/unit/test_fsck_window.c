@@ -2,7 +2,8 @@
 /*
  * The ordered window: items completed by several threads in a random
  * order are delivered in sequence, one delivery at a time, within the
- * window's limit.
+ * window's limit; items that wait for their turn and consume themselves
+ * come in sequence too, never while another delivery runs.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 struct item {
 	struct ord_item oi;
 	unsigned int delay;	/* spins before completing */
+	bool stream;		/* consumes itself once due */
 };
 
 struct run {
@@ -30,17 +32,25 @@ struct run {
 	unsigned int ndelivered;
 	int in_deliver;		/* atomic: threads inside deliver */
 	bool overlap;
-	unsigned int seed;	/* workers', under lock */
+	unsigned int completed;	/* atomic */
+	unsigned int out_of_order; /* atomic: completed before an earlier */
 };
+
+/* The consumer, from the deliverer or from a streaming item's worker. */
+static void consume(struct run *r, uint64_t seq)
+{
+	if (__atomic_add_fetch(&r->in_deliver, 1, __ATOMIC_ACQ_REL) != 1)
+		r->overlap = true;
+	r->delivered[r->ndelivered++] = seq;
+	__atomic_sub_fetch(&r->in_deliver, 1, __ATOMIC_ACQ_REL);
+}
 
 static void deliver(void *arg, struct ord_item *oi)
 {
-	struct run *r = arg;
+	struct item *it = (struct item *)oi;
 
-	if (__atomic_add_fetch(&r->in_deliver, 1, __ATOMIC_ACQ_REL) != 1)
-		r->overlap = true;
-	r->delivered[r->ndelivered++] = oi->seq;
-	__atomic_sub_fetch(&r->in_deliver, 1, __ATOMIC_ACQ_REL);
+	if (!it->stream)
+		consume(arg, oi->seq);
 	free(oi);
 }
 
@@ -58,15 +68,19 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&r->lock);
 			return NULL;
 		}
-		/* take a random item of those handed out: any order */
-		unsigned int pick = r->taken + (unsigned int)rand_r(&r->seed) %
-					       (r->queued - r->taken);
-		it = r->queue[pick];
-		r->queue[pick] = r->queue[r->taken];
-		r->queue[r->taken++] = it;
+		/* in order, as the pool hands tasks out; done in any order */
+		it = r->queue[r->taken++];
 		pthread_mutex_unlock(&r->lock);
 		for (spin = 0; spin < it->delay; spin++)
 			;
+		if (it->stream) {
+			ord_window_wait_due(&r->w, it->oi.seq);
+			consume(r, it->oi.seq);
+		}
+		if (__atomic_fetch_add(&r->completed, 1, __ATOMIC_RELAXED) !=
+		    it->oi.seq)
+			__atomic_add_fetch(&r->out_of_order, 1,
+					   __ATOMIC_RELAXED);
 		ord_window_complete(&r->w, &it->oi);
 	}
 }
@@ -79,7 +93,6 @@ START_TEST(test_window_in_order)
 	unsigned int i, seed = (unsigned int)_i + 1;
 
 	ck_assert_ptr_nonnull(r);
-	r->seed = seed * 7;
 	ck_assert_int_eq(ord_window_init(&r->w, LIMIT, deliver, NULL, r), 0);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->more, NULL);
@@ -94,6 +107,7 @@ START_TEST(test_window_in_order)
 		it->oi.bytes = i % 97 == 0 ? 2 * LIMIT :
 					     1 + (size_t)rand_r(&seed) % 8192;
 		it->delay = (unsigned int)rand_r(&seed) % 20000;
+		it->stream = rand_r(&seed) % 16 == 0;
 		ord_window_reserve(&r->w, it->oi.bytes);
 		pthread_mutex_lock(&r->lock);
 		r->queue[r->queued++] = it;
@@ -107,6 +121,8 @@ START_TEST(test_window_in_order)
 	for (i = 0; i < WORKERS; i++)
 		pthread_join(th[i], NULL);
 	ck_assert_uint_eq(r->ndelivered, ITEMS);
+	/* the completions did come out of order */
+	ck_assert_uint_gt(r->out_of_order, ITEMS / 20);
 	for (i = 0; i < ITEMS; i++)
 		ck_assert_uint_eq(r->delivered[i], i);
 	ck_assert(!r->overlap);
