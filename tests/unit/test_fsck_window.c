@@ -121,8 +121,11 @@ START_TEST(test_window_in_order)
 	for (i = 0; i < WORKERS; i++)
 		pthread_join(th[i], NULL);
 	ck_assert_uint_eq(r->ndelivered, ITEMS);
-	/* the completions did come out of order */
-	ck_assert_uint_gt(r->out_of_order, ITEMS / 20);
+	/*
+	 * the completions did come out of order (how often depends on the
+	 * load: test_window_reverse has the worst order deterministically)
+	 */
+	ck_assert_uint_gt(r->out_of_order, 0);
 	for (i = 0; i < ITEMS; i++)
 		ck_assert_uint_eq(r->delivered[i], i);
 	ck_assert(!r->overlap);
