@@ -143,6 +143,8 @@ struct file_piece {
 	struct split_file *s;
 	struct piece_out *out;		/* hashing: to the window */
 	struct split_piece range;
+	struct erofs_map *maps;		/* the planner's, from range.start */
+	size_t nmaps, used;
 	uint64_t physical;		/* stored bytes up to a failure */
 	int ret;			/* 1 or a negative errno */
 	struct report rep;
@@ -489,6 +491,8 @@ static int check_read_extent(struct fsck_worker *w,
 #define CHECK_STOPPED 3
 
 static bool piece_should_stop(const struct file_piece *p);
+static bool piece_next_map(struct file_piece *p, uint64_t pos,
+			   struct erofs_map *map);
 
 /*
  * Map every extent from pos to stop (an extent boundary, or i_size), in
@@ -500,7 +504,7 @@ static bool piece_should_stop(const struct file_piece *p);
 static int check_range(struct fsck_worker *w, const struct erofs_inode *inode,
 		       const struct fsck_loc *loc, bool decode,
 		       struct data_sum *ds, uint64_t pos, uint64_t stop,
-		       const struct file_piece *piece)
+		       struct file_piece *piece)
 {
 	struct progress_counters *pc = &w->ck->pc;
 	uint64_t end, stored;
@@ -512,7 +516,8 @@ static int check_range(struct fsck_worker *w, const struct erofs_inode *inode,
 			return -EINTR;
 		if (piece && piece_should_stop(piece))
 			return CHECK_STOPPED;
-		ret = erofs_map(w->ctx, inode, pos, &map);
+		ret = piece && piece_next_map(piece, pos, &map) ? 0 :
+			erofs_map(w->ctx, inode, pos, &map);
 		if (ret < 0)
 			return check_lib_error(w, loc, ret);
 		end = map.la + map.llen;
@@ -1018,7 +1023,27 @@ static int split_start_hash(struct split_file *s, const uint8_t *expected)
 static void piece_free(struct file_piece *p)
 {
 	report_discard(&p->rep);
+	free(p->maps);
 	free(p);
+}
+
+/*
+ * The extent at pos as the planner mapped it, if it did: pieces are not
+ * mapped twice. Past the planner's maps, the piece maps on its own.
+ */
+static bool piece_next_map(struct file_piece *p, uint64_t pos,
+			   struct erofs_map *map)
+{
+	const struct erofs_map *m;
+
+	if (p->used >= p->nmaps)
+		return false;
+	m = &p->maps[p->used];
+	if (pos < m->la || pos - m->la >= m->llen)
+		return false;
+	p->used++;
+	*map = *m;
+	return true;
 }
 
 /* Stop between extents: the run stopped, or a piece before failed. */
@@ -1142,16 +1167,52 @@ static int piece_run(void *worker, void *arg)
 }
 
 /* Queue one piece. Only with threads: submit then never runs it inline. */
+/* The maps of the piece being planned. */
+struct map_list {
+	struct erofs_map *maps;
+	size_t n, cap;
+	bool full;			/* no memory: the piece maps the rest */
+};
+
+static void map_list_add(struct map_list *ml, const struct erofs_map *map)
+{
+	struct erofs_map *maps;
+	size_t cap;
+
+	if (ml->full)
+		return;
+	if (ml->n == ml->cap) {
+		cap = ml->cap ? 2 * ml->cap : 16;
+		maps = realloc(ml->maps, cap * sizeof(*maps));
+		if (!maps) {
+			ml->full = true;
+			return;
+		}
+		ml->maps = maps;
+		ml->cap = cap;
+	}
+	ml->maps[ml->n++] = *map;
+}
+
+/* Queue one piece with the maps in ml, which starts again empty. */
 static int split_queue(struct checker *ck, struct split_file *s,
-		       const struct split_piece *range)
+		       const struct split_piece *range, struct map_list *ml)
 {
 	struct file_piece *p = calloc(1, sizeof(*p));
 	uint64_t len;
 	int ret;
 
+	if (p) {
+		p->maps = ml->maps;
+		p->nmaps = ml->n;
+	} else {
+		free(ml->maps);
+	}
+	memset(ml, 0, sizeof(*ml));
 	if (!p)
 		return -ENOMEM;
 	if (s->hashing && !(p->out = calloc(1, sizeof(*p->out)))) {
+		free(p->maps);
 		free(p);
 		return -ENOMEM;
 	}
@@ -1178,20 +1239,23 @@ static int split_queue(struct checker *ck, struct split_file *s,
 			/* its turn must still come: it breaks the hash */
 			ord_window_complete(&s->window, &p->out->item);
 		}
+		free(p->maps);
 		free(p);
 	}
 	return ret;
 }
 
 /*
- * Map the file on the walker to cut it into pieces at extent starts. A
+ * Map the file on the walker to cut it into pieces at extent starts; each
+ * piece gets the maps of its extents, so that nothing is mapped twice. A
  * mapping error is left to the piece that meets it: the last one, from
- * the last cut to i_size.
+ * the last cut to i_size, which maps on its own past the maps it got.
  */
 static int split_plan_queue(struct checker *ck, struct split_file *s)
 {
 	const struct erofs_inode *inode = &s->t->inode;
 	struct erofs_ctx *ctx = ck->walker.ctx;
+	struct map_list ml = { 0 };
 	struct split_piece range;
 	struct split_plan plan;
 	struct erofs_map map;
@@ -1210,16 +1274,17 @@ static int split_plan_queue(struct checker *ck, struct split_file *s)
 		stored = 0;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
 			stored = map.plen;
+		map_list_add(&ml, &map);
 		if (split_plan_add(&plan, end, cost_extent(&map, end - pos),
 				   stored, &range)) {
-			ret = split_queue(ck, s, &range);
+			ret = split_queue(ck, s, &range, &ml);
 			if (ret)
 				return ret;
 		}
 		pos = end;
 	}
 	split_plan_last(&plan, &range);
-	return split_queue(ck, s, &range);
+	return split_queue(ck, s, &range, &ml);
 }
 
 /*
