@@ -12,7 +12,7 @@ here=$(cd -- "$(dirname -- "$0")" && pwd)
 top=$(dirname -- "$here")
 median_of=$here/median-of
 
-MODES_ALL="extract-dir extract check"
+MODES_ALL="extract-dir extract check manifest digest"
 UUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
 EPOCH=1700000000
 
@@ -21,7 +21,10 @@ usage() {
 usage: $0 [OPTIONS] [IMAGE...]
 
 Options (environment variable in brackets):
-  --only=MODES       modes to time, from: extract-dir,extract,check [ONLY]
+  --only=MODES       modes to time, from: extract-dir,extract,check,
+                     manifest,digest [ONLY]
+  --layouts          also the live-media, fragments+dedupe and full-scale
+                     seed images, made with MKFS [LAYOUTS=1]
   --threads=LIST     thread counts for -j (default 1,2,nproc) [THREADS]
   --codec=LIST       only images of these codecs [CODECS]
   --pcluster=LIST    only images of these pcluster sizes, e.g. 4k,64k [PCLUSTERS]
@@ -92,6 +95,7 @@ parse_args() {
 		--pcluster=*) PCLUSTERS=${arg#*=} ;;
 		--runs=*) RUNS=${arg#*=} ;;
 		--images-only) IMAGES_ONLY=1 ;;
+		--layouts) LAYOUTS=1 ;;
 		--no-ref) NO_REF=1 ;;
 		--fs=*) FS=${arg#*=} ;;
 		-h | --help) usage 0 ;;
@@ -113,6 +117,8 @@ set_defaults() {
 	IMAGES_ONLY=${IMAGES_ONLY:-0}
 	NO_REF=${NO_REF:-0}
 	ONLY=${ONLY:-extract-dir,extract,check}
+	LAYOUTS=${LAYOUTS:-0}
+	MKSEED=${MKSEED:-$top/../shared/bench/mkseed.py}
 	THREADS=${THREADS:-1,2,$(nproc)}
 	CODECS=${CODECS:-}
 	PCLUSTERS=${PCLUSTERS:-}
@@ -244,7 +250,7 @@ image_codec() {
 image_pcluster() {
 	local name
 	name=$(basename -- "$1")
-	if [[ $name =~ -([0-9]+k)[.-] ]]; then
+	if [[ $name =~ -([0-9]+[km])[.-] ]]; then
 		echo "${BASH_REMATCH[1]}"
 	elif [[ $name =~ seed-48bit ]]; then
 		echo 32k
@@ -289,6 +295,56 @@ build_image() {
 	fi
 }
 
+# Build (or reuse) WORK/img/NAME.erofs of TREE with mkfs options OPTS.
+build_layout() {
+	local name=$1 tree=$2 img cmd
+	shift 2
+	img=$WORK/img/$name.erofs
+	cmd="$MKFS $* -T$EPOCH --mkfs-time -U $UUID --quiet"
+	if [ -f "$img" ] && [ "$(cat "$img.cmd" 2>/dev/null)" = "$cmd" ]; then
+		echo "$img"
+		return
+	fi
+	rm -f "$img" "$img.cmd"
+	if $cmd "$img.tmp" "$tree" >"$WORK/img/mkfs.log" 2>&1; then
+		mv "$img.tmp" "$img"
+		echo "$cmd" >"$img.cmd"
+		echo "$img"
+	else
+		rm -f "$img.tmp"
+		echo "# $cmd failed: see $WORK/img/mkfs.log" >&2
+	fi
+}
+
+# The layouts of issue 10: live media (lzma, 1 MiB pclusters, every file
+# in the packed inode, deduplicated), fragments with dedupe, and the seed
+# tree at full scale (a 256 MiB and a 64 MiB file) with inode digests.
+collect_layouts() {
+	local img
+	[ "$LAYOUTS" = 1 ] || return 0
+	if [ -z "$MKFS" ]; then
+		note "LAYOUTS=1 needs MKFS (mkfs.erofs 1.9.3): no layout images"
+		return 0
+	fi
+	img=$(build_layout tree-live-lzma-1m "$WORK/tree" -zlzma,level=6 \
+		-C1048576 -Eall-fragments,fragdedupe=inode)
+	[ -n "$img" ] && image_list+=("$img")
+	img=$(build_layout tree-fragdedupe-lzma-64k "$WORK/tree" -zlzma \
+		-C65536 -Efragments,dedupe)
+	[ -n "$img" ] && image_list+=("$img")
+	if [ ! -f "$MKSEED" ]; then
+		note "no $MKSEED: no full-scale seed image"
+		return 0
+	fi
+	if [ ! -d "$WORK/seed" ]; then
+		python3 "$MKSEED" "$WORK/seed.tmp" 28 36 256 >/dev/null &&
+			mv "$WORK/seed.tmp" "$WORK/seed"
+	fi
+	img=$(build_layout seed-full-digest-deflate-32k "$WORK/seed" -E48bit \
+		-zdeflate,level=1 -C32768 --xattr-inode-digest)
+	[ -n "$img" ] && image_list+=("$img")
+}
+
 collect_images() {
 	local codec pc img
 	image_list=()
@@ -313,6 +369,7 @@ collect_images() {
 				[ -n "$img" ] && image_list+=("$img")
 			done
 		done
+		collect_layouts
 	fi
 	if [ ${#images[@]} -eq 0 ]; then
 		for img in "$SHARED"/codec-*.erofs; do
@@ -390,12 +447,27 @@ mode_args() {
 	extract-dir) margs=("--extract=$TARGET") ;;
 	extract) margs=(--extract) ;;
 	check) margs=() ;;
+	manifest) margs=(--manifest) ;;
+	digest) margs=(--xattr-inode-digest) ;;
 	esac
+}
+
+# The reference's arguments of a mode, into rargs; none: it has no such
+# mode. Upstream 1.9.3 walks nothing of an image with a packed inode
+# unless given --path=/.
+ref_args() {
+	mode_args "$1"
+	rargs=("${margs[@]}")
+	case $1 in
+	manifest | digest) rargs=(); return 1 ;;
+	esac
+	[ "$REF_PATH" = 1 ] && rargs+=(--path=/)
+	return 0
 }
 
 bench_image() {
 	local img=$1 name codec pc mode n ref_median j1_median log shown
-	local -a margs jopt
+	local -a margs rargs jopt
 	name=$(basename -- "$img" .erofs)
 	codec=$(image_codec "$img")
 	pc=$(image_pcluster "$img")
@@ -404,9 +476,9 @@ bench_image() {
 		in_list "$mode" "$ONLY" || continue
 		mode_args "$mode"
 		ref_median=
-		if [ "$NO_REF" != 1 ] && [ -n "$REF" ]; then
+		if [ "$NO_REF" != 1 ] && [ -n "$REF" ] && ref_args "$mode"; then
 			log=$WORK/logs/$name-$mode-ref.err
-			measure "$log" "$REF" "${margs[@]}" "$img"
+			measure "$log" "$REF" "${rargs[@]}" "$img"
 			if [ "$m_status" = ok ]; then
 				ref_median=$m_median
 				row "$name" "$codec" "$pc" "$mode" ref "$m_median" \
@@ -478,6 +550,10 @@ main() {
 	RESULTS=$WORK/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
 	find_time
 	probe_jobs
+	REF_PATH=0
+	if [ -n "$REF" ] && "$REF" --help 2>&1 | grep -q -- --path; then
+		REF_PATH=1
+	fi
 	collect_images
 	setup_fs
 	TARGET=$MNT/x

@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "cost.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "erofs/format.h"
+#include "erofs/fragments.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/pool.h"
@@ -17,6 +19,7 @@
 #include "list.h"
 #include "manifest.h"
 #include "split.h"
+#include "window.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
@@ -26,16 +29,42 @@
 /* Tasks printed late at most: bounds the memory of finished ones. */
 #define CHECK_MAX_PENDING 4096
 
-/* Task cost estimates for the pool, in nanoseconds. */
-#define COST_FILE_EXTRACT 20000		/* create, set metadata, close */
-#define COST_FILE_CHECK 2000
-#define COST_RAW_PER_KIB 500		/* copy (bench/calibrate) */
-#define COST_MAP_PER_KIB 2		/* map only */
+/*
+ * Decoded bytes of a split file's pieces waiting to be hashed in order,
+ * besides the one piece being hashed: per split file, and there are at
+ * most as many split files in flight as threads.
+ */
+#define CHECK_WINDOW_BYTES (4u << 20)
+
+/*
+ * What a piece of a file hashed in order hands on: its bytes in order,
+ * kept up to CHECK_WINDOW_BYTES; past that, once the piece is due, it
+ * hashes them itself as they come (streaming).
+ */
+struct piece_out {
+	struct ord_item item;
+	bool ok;			/* the piece decoded its whole range */
+	bool streaming;
+	uint8_t *buf;			/* the data runs, end to end */
+	size_t len, cap;
+	struct out_run *runs;
+	size_t nruns, runcap;
+	/* the consumer's, for streaming */
+	struct ord_window *window;
+	struct erofs_sha256 *sha;
+	const bool *broken;		/* no digest: do not hash */
+};
+
+struct out_run {
+	size_t len;
+	bool zeros;			/* a hole: no bytes in buf */
+};
 
 /* What walking one inode's data gave. */
 struct data_sum {
 	uint64_t physical;		/* stored: no holes, no fragments */
 	bool hash;
+	struct piece_out *out;		/* to hash later, or NULL */
 	struct erofs_sha256 sha;
 	uint8_t digest[EROFS_SHA256_LEN];
 	bool have_digest;
@@ -100,11 +129,22 @@ struct split_file {
 	uint64_t fail_at;		/* atomic: start of failed, or max */
 	pthread_mutex_t lock;		/* failed */
 	struct file_piece *failed;	/* the lowest failed piece so far */
+	/* hashed in order (--manifest, a digest to verify): */
+	bool hashing;
+	struct ord_window window;	/* pieces' bytes, to the hash */
+	uint64_t pieces;		/* queued so far: the next seq */
+	bool hash_broken;		/* by the deliverer: a piece failed */
+	struct erofs_sha256 sha;	/* by the deliverer */
+	bool verify;
+	uint8_t expected[EROFS_SHA256_LEN];
 };
 
 struct file_piece {
 	struct split_file *s;
+	struct piece_out *out;		/* hashing: to the window */
 	struct split_piece range;
+	struct erofs_map *maps;		/* the planner's, from range.start */
+	size_t nmaps, used;
 	uint64_t physical;		/* stored bytes up to a failure */
 	int ret;			/* 1 or a negative errno */
 	struct report rep;
@@ -179,6 +219,7 @@ void checker_set_pool(struct checker *ck, struct erofs_pool *pool)
 	ck->rep->threaded = threads > 0;
 	ck->split_ns = split_piece_ns();
 	ck->splits_max = threads ? threads : 1;
+	readahead_init(&ck->ra, ck->ctx, pool);
 }
 
 static int check_reserve(struct fsck_worker *w, size_t len)
@@ -214,16 +255,124 @@ static int check_lib_error(struct fsck_worker *w, const struct fsck_loc *loc,
 	return ret < 0 ? ret : 1;
 }
 
-static void hash_zeros(struct data_sum *ds, uint64_t len)
+static int out_run_add(struct piece_out *out, size_t len, bool zeros)
+{
+	struct out_run *runs;
+	size_t cap;
+
+	if (out->nruns && out->runs[out->nruns - 1].zeros == zeros) {
+		out->runs[out->nruns - 1].len += len;
+		return 0;
+	}
+	if (out->nruns == out->runcap) {
+		cap = out->runcap ? 2 * out->runcap : 8;
+		runs = realloc(out->runs, cap * sizeof(*runs));
+		if (!runs)
+			return -ENOMEM;
+		out->runs = runs;
+		out->runcap = cap;
+	}
+	out->runs[out->nruns].len = len;
+	out->runs[out->nruns++].zeros = zeros;
+	return 0;
+}
+
+static void out_hash(const struct piece_out *out, struct erofs_sha256 *sha);
+static void sha_zeros(struct erofs_sha256 *sha, uint64_t len);
+
+/* Too much to keep: wait for our turn, hash what we kept, then stream. */
+static void out_stream(struct piece_out *out)
+{
+	ord_window_wait_due(out->window, out->item.seq);
+	out->streaming = true;
+	if (!*out->broken)
+		out_hash(out, out->sha);
+	free(out->buf);
+	free(out->runs);
+	out->buf = NULL;
+	out->runs = NULL;
+	out->len = out->cap = out->nruns = out->runcap = 0;
+}
+
+/* Keep (or hash, when streaming) decoded bytes; 0 or -ENOMEM. */
+static int out_add(struct piece_out *out, const uint8_t *buf, size_t len)
+{
+	size_t cap = out->cap;
+	uint8_t *p;
+
+	if (!out->streaming && len > CHECK_WINDOW_BYTES - out->len)
+		out_stream(out);
+	if (out->streaming) {
+		if (!*out->broken)
+			erofs_sha256_update(out->sha, buf, len);
+		return 0;
+	}
+	while (cap - out->len < len)
+		cap = cap ? 2 * cap : 65536;
+	/* len fits in the window with what is kept */
+	if (cap > CHECK_WINDOW_BYTES)
+		cap = CHECK_WINDOW_BYTES;
+	if (cap != out->cap) {
+		p = realloc(out->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		out->buf = p;
+		out->cap = cap;
+	}
+	memcpy(out->buf + out->len, buf, len);
+	out->len += len;
+	return out_run_add(out, len, false);
+}
+
+static void out_free(struct piece_out *out)
+{
+	free(out->buf);
+	free(out->runs);
+	free(out);
+}
+
+static void sha_zeros(struct erofs_sha256 *sha, uint64_t len)
 {
 	static const uint8_t zeros[4096];
 
 	while (len) {
 		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
 
-		erofs_sha256_update(&ds->sha, zeros, n);
+		erofs_sha256_update(sha, zeros, n);
 		len -= n;
 	}
+}
+
+/* Hash what a piece kept, in order. */
+static void out_hash(const struct piece_out *out, struct erofs_sha256 *sha)
+{
+	const uint8_t *p = out->buf;
+	size_t i;
+
+	for (i = 0; i < out->nruns; i++) {
+		if (out->runs[i].zeros) {
+			sha_zeros(sha, out->runs[i].len);
+			continue;
+		}
+		erofs_sha256_update(sha, p, out->runs[i].len);
+		p += out->runs[i].len;
+	}
+}
+
+static int hash_zeros(struct data_sum *ds, uint64_t len)
+{
+	struct piece_out *out = ds->out;
+
+	if (out && out->streaming) {
+		if (!*out->broken)
+			sha_zeros(out->sha, len);
+		return 0;
+	}
+	if (out)
+		return len > SIZE_MAX ? -ENOMEM :
+					out_run_add(out, (size_t)len, true);
+	sha_zeros(&ds->sha, len);
+	return 0;
 }
 
 /* Hash and write decoded bytes at file offset off. */
@@ -231,8 +380,15 @@ static int check_consume(struct fsck_worker *w, const struct fsck_loc *loc,
 			 struct data_sum *ds, const uint8_t *buf, size_t len,
 			 uint64_t off)
 {
-	if (ds->hash)
+	int ret;
+
+	if (ds->out) {
+		ret = out_add(ds->out, buf, len);
+		if (ret)
+			return ret;
+	} else if (ds->hash) {
 		erofs_sha256_update(&ds->sha, buf, len);
+	}
 	if (ds->fd < 0)
 		return 0;
 	return extract_file_write(w->ck->x, w->rep, loc, ds->fd, buf, len,
@@ -288,11 +444,8 @@ static int check_read_extent(struct fsck_worker *w,
 	size_t n;
 	int ret;
 
-	if (map->loc == EROFS_LOC_HOLE) {
-		if (ds->hash)
-			hash_zeros(ds, len);
-		return 0;
-	}
+	if (map->loc == EROFS_LOC_HOLE)
+		return ds->hash ? hash_zeros(ds, len) : 0;
 	ret = check_copy_extent(w, inode, map, skip, len, ds, loc);
 	if (ret != CHECK_NO_COPY)
 		return ret;
@@ -338,6 +491,8 @@ static int check_read_extent(struct fsck_worker *w,
 #define CHECK_STOPPED 3
 
 static bool piece_should_stop(const struct file_piece *p);
+static bool piece_next_map(struct file_piece *p, uint64_t pos,
+			   struct erofs_map *map);
 
 /*
  * Map every extent from pos to stop (an extent boundary, or i_size), in
@@ -349,7 +504,7 @@ static bool piece_should_stop(const struct file_piece *p);
 static int check_range(struct fsck_worker *w, const struct erofs_inode *inode,
 		       const struct fsck_loc *loc, bool decode,
 		       struct data_sum *ds, uint64_t pos, uint64_t stop,
-		       const struct file_piece *piece)
+		       struct file_piece *piece)
 {
 	struct progress_counters *pc = &w->ck->pc;
 	uint64_t end, stored;
@@ -361,7 +516,8 @@ static int check_range(struct fsck_worker *w, const struct erofs_inode *inode,
 			return -EINTR;
 		if (piece && piece_should_stop(piece))
 			return CHECK_STOPPED;
-		ret = erofs_map(w->ctx, inode, pos, &map);
+		ret = piece && piece_next_map(piece, pos, &map) ? 0 :
+			erofs_map(w->ctx, inode, pos, &map);
 		if (ret < 0)
 			return check_lib_error(w, loc, ret);
 		end = map.la + map.llen;
@@ -502,34 +658,47 @@ static bool check_wants_xattrs(const struct checker *ck)
 	return ck->manifest || (ck->x && ck->cfg->xattrs);
 }
 
+/* Is there a digest xattr to verify? Reports one that is malformed. */
+static bool check_wants_digest(struct report *rep, const struct checker *ck,
+			       const struct fsck_loc *loc,
+			       const struct xattr_scan *xs)
+{
+	if (!ck->cfg->digests || !xs->has_digest)
+		return false;
+	if (!xs->bad_digest)
+		return true;
+	report_problem(rep, loc, "digest xattr is not \"sha256:\" and %u bytes",
+		       EROFS_SHA256_LEN);
+	return false;
+}
+
+/* The whole content was hashed into sha: its digest, checked if wanted. */
+static void check_digest(struct report *rep, const struct fsck_loc *loc,
+			 struct erofs_sha256 *sha, uint8_t *digest,
+			 const uint8_t *expected)
+{
+	erofs_sha256_final(sha, digest);
+	if (expected && memcmp(digest, expected, EROFS_SHA256_LEN))
+		report_problem(rep, loc,
+			       "content does not match its sha256 digest xattr");
+}
+
 static int check_file(struct fsck_worker *w, const struct erofs_inode *inode,
 		      const struct fsck_loc *loc, const struct xattr_scan *xs,
 		      struct data_sum *ds, bool *digest_checked)
 {
 	const struct checker *ck = w->ck;
-	bool digest = ck->cfg->digests && xs->has_digest;
+	bool digest = check_wants_digest(w->rep, ck, loc, xs);
 	int ret;
 
-	if (digest && xs->bad_digest) {
-		report_problem(w->rep, loc,
-			       "digest xattr is not \"sha256:\" and %u bytes",
-			       EROFS_SHA256_LEN);
-		digest = false;
-	}
 	ds->hash = ck->manifest || digest;
 	ret = check_extents(w, inode, loc, ck->decode, ds);
-	if (ret)
+	if (ret || !ds->hash)
 		return ret;
-	if (ds->hash) {
-		erofs_sha256_final(&ds->sha, ds->digest);
-		ds->have_digest = true;
-	}
-	if (!digest)
-		return 0;
-	*digest_checked = true;
-	if (memcmp(ds->digest, xs->digest, EROFS_SHA256_LEN))
-		report_problem(w->rep, loc,
-			       "content does not match its sha256 digest xattr");
+	check_digest(w->rep, loc, &ds->sha, ds->digest,
+		     digest ? xs->digest : NULL);
+	ds->have_digest = true;
+	*digest_checked = digest;
 	return 0;
 }
 
@@ -619,30 +788,6 @@ static int check_list(struct checker *ck, const struct walk_entry *e,
 }
 
 /* Regular files: tasks */
-
-/* Decoding cost per KiB of a file's data. */
-static uint64_t data_cost_per_kib(const struct erofs_inode *inode)
-{
-	const struct erofs_codec *codec;
-
-	if (erofs_inode_is_compressed(inode)) {
-		codec = erofs_codec_get(inode->z.algs[0]);
-		if (codec)
-			return codec->cost_ns_per_kib;
-	}
-	return COST_RAW_PER_KIB;
-}
-
-static uint64_t file_cost(const struct checker *ck,
-			  const struct erofs_inode *inode)
-{
-	uint64_t kib = inode->size >> 10;
-
-	if (!ck->decode)
-		return COST_FILE_CHECK + kib * COST_MAP_PER_KIB;
-	return (ck->x ? COST_FILE_EXTRACT : COST_FILE_CHECK) +
-	       split_data_cost(inode->size, data_cost_per_kib(inode));
-}
 
 static const char *task_name(const struct file_task *t)
 {
@@ -800,57 +945,20 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 
 /* Regular files: split into pieces */
 
-struct digest_probe {
-	const struct erofs_image *img;
-	bool found;
-};
-
-static int digest_probe_fn(void *arg, const struct erofs_xattr *xa)
-{
-	struct digest_probe *dp = arg;
-
-	dp->found |= is_digest_xattr(dp->img, xa);
-	return 0;
-}
-
 /*
- * Split a file whose decoding is worth several pieces, unless its content
- * must be hashed in order (--manifest, or a digest xattr to verify). The
- * xattr probe is silent: the task reports what is wrong with them.
+ * Split a file whose decoding is worth several pieces. A file hashed in
+ * order is split too: its pieces hand their bytes to the hash in order
+ * through an ordered window (window.h).
  */
 static bool check_may_split(struct checker *ck,
 			    const struct erofs_inode *inode)
 {
-	struct digest_probe dp = { .img = ck->ctx->img };
 	uint64_t cost;
-	int ret;
 
-	if (!ck->split_ns || !ck->decode || ck->manifest ||
-	    !erofs_pool_threads(ck->pool))
+	if (!ck->split_ns || !ck->decode || !erofs_pool_threads(ck->pool))
 		return false;
-	cost = split_data_cost(inode->size, data_cost_per_kib(inode));
-	if (!split_worth(cost, ck->split_ns))
-		return false;
-	if (!ck->cfg->digests)
-		return true;
-	ret = erofs_xattr_iterate(ck->ctx, inode, EROFS_XATTR_HIDDEN,
-				  digest_probe_fn, &dp);
-	erofs_err_clear(&ck->ctx->err);
-	return ret >= 0 && !dp.found;
-}
-
-static uint64_t extent_cost(const struct erofs_map *map, uint64_t len)
-{
-	const struct erofs_codec *codec = NULL;
-	uint64_t per = COST_RAW_PER_KIB;
-
-	if (map->loc == EROFS_LOC_HOLE)
-		per = 0;
-	else if (map->loc != EROFS_LOC_FRAGMENT && map->fmt < EROFS_FMT_SHIFTED)
-		codec = erofs_codec_get(map->fmt);
-	if (codec)
-		per = codec->cost_ns_per_kib;
-	return SPLIT_EXTENT_NS + split_data_cost(len, per);
+	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
+	return split_worth(cost, ck->split_ns);
 }
 
 static struct split_file *split_new(struct file_task *t)
@@ -869,14 +977,73 @@ static struct split_file *split_new(struct file_task *t)
 
 static void split_free(struct split_file *s)
 {
+	if (s->hashing)
+		ord_window_fini(&s->window);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+/* The window's consumer: one piece's bytes, in file order. */
+static void split_hash_piece(void *arg, struct ord_item *item)
+{
+	struct piece_out *out = (struct piece_out *)item;
+	struct split_file *s = arg;
+
+	if (!out->ok)
+		s->hash_broken = true;
+	if (!s->hash_broken && !out->streaming)
+		out_hash(out, &s->sha);
+	out_free(out);
+}
+
+/* Before the walker waits for room: hand over the pieces it queued. */
+static void split_flush(void *arg)
+{
+	struct split_file *s = arg;
+
+	erofs_pool_flush(s->t->ck->pool);
+}
+
+static int split_start_hash(struct split_file *s, const uint8_t *expected)
+{
+	int ret = ord_window_init(&s->window, CHECK_WINDOW_BYTES,
+				  split_hash_piece, split_flush, s);
+
+	if (ret)
+		return ret;
+	s->hashing = true;
+	erofs_sha256_init(&s->sha);
+	if (expected) {
+		s->verify = true;
+		memcpy(s->expected, expected, EROFS_SHA256_LEN);
+	}
+	return 0;
 }
 
 static void piece_free(struct file_piece *p)
 {
 	report_discard(&p->rep);
+	free(p->maps);
 	free(p);
+}
+
+/*
+ * The extent at pos as the planner mapped it, if it did: pieces are not
+ * mapped twice. Past the planner's maps, the piece maps on its own.
+ */
+static bool piece_next_map(struct file_piece *p, uint64_t pos,
+			   struct erofs_map *map)
+{
+	const struct erofs_map *m;
+
+	if (p->used >= p->nmaps)
+		return false;
+	m = &p->maps[p->used];
+	if (pos < m->la || pos - m->la >= m->llen)
+		return false;
+	p->used++;
+	*map = *m;
+	return true;
 }
 
 /* Stop between extents: the run stopped, or a piece before failed. */
@@ -929,6 +1096,12 @@ static int split_finish(struct split_file *s)
 	t->physical = physical;
 	t->data_ok = !ret && !s->stopped;
 	t->skipped = s->stopped;
+	if (t->data_ok && s->hashing && !s->hash_broken) {
+		check_digest(&t->rep, &loc, &s->sha, t->digest,
+			     s->verify ? s->expected : NULL);
+		t->have_digest = true;
+		t->digest_checked = s->verify;
+	}
 	if (s->fd >= 0 && !t->data_ok) {
 		extract_file_abort(ck->x, t->dir, task_name(t), s->fd);
 	} else if (s->fd >= 0) {
@@ -960,7 +1133,8 @@ static int piece_run(void *worker, void *arg)
 	struct file_piece *p = arg;
 	struct split_file *s = p->s;
 	struct file_task *t = s->t;
-	struct data_sum ds = { .fd = s->fd };
+	struct data_sum ds = { .fd = s->fd, .hash = s->hashing, .out = p->out };
+	struct piece_out *out = p->out;
 	struct fsck_loc loc;
 	int ret = CHECK_STOPPED;
 
@@ -984,40 +1158,104 @@ static int piece_run(void *worker, void *arg)
 		p->physical = ds.physical;
 		piece_failed(s, p);
 	}
+	if (out) {
+		out->ok = !ret;
+		/* before the put: the last put finds every piece hashed */
+		ord_window_complete(&s->window, &out->item);
+	}
 	return split_put(s);
 }
 
 /* Queue one piece. Only with threads: submit then never runs it inline. */
+/* The maps of the piece being planned. */
+struct map_list {
+	struct erofs_map *maps;
+	size_t n, cap;
+	bool full;			/* no memory: the piece maps the rest */
+};
+
+static void map_list_add(struct map_list *ml, const struct erofs_map *map)
+{
+	struct erofs_map *maps;
+	size_t cap;
+
+	if (ml->full)
+		return;
+	if (ml->n == ml->cap) {
+		cap = ml->cap ? 2 * ml->cap : 16;
+		maps = realloc(ml->maps, cap * sizeof(*maps));
+		if (!maps) {
+			ml->full = true;
+			return;
+		}
+		ml->maps = maps;
+		ml->cap = cap;
+	}
+	ml->maps[ml->n++] = *map;
+}
+
+/* Queue one piece with the maps in ml, which starts again empty. */
 static int split_queue(struct checker *ck, struct split_file *s,
-		       const struct split_piece *range)
+		       const struct split_piece *range, struct map_list *ml)
 {
 	struct file_piece *p = calloc(1, sizeof(*p));
+	uint64_t len;
 	int ret;
 
+	if (p) {
+		p->maps = ml->maps;
+		p->nmaps = ml->n;
+	} else {
+		free(ml->maps);
+	}
+	memset(ml, 0, sizeof(*ml));
 	if (!p)
 		return -ENOMEM;
+	if (s->hashing && !(p->out = calloc(1, sizeof(*p->out)))) {
+		free(p->maps);
+		free(p);
+		return -ENOMEM;
+	}
 	p->s = s;
 	p->range = *range;
 	report_detached_init(ck->rep, &p->rep, &p->slot);
 	__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	if (p->out) {
+		p->out->item.seq = s->pieces++;
+		/* a piece keeps at most that much (struct piece_out) */
+		len = range->end - range->start;
+		p->out->item.bytes = len < CHECK_WINDOW_BYTES ?
+					     (size_t)len : CHECK_WINDOW_BYTES;
+		p->out->window = &s->window;
+		p->out->sha = &s->sha;
+		p->out->broken = &s->hash_broken;
+		ord_window_reserve(&s->window, p->out->item.bytes);
+	}
 	ret = erofs_pool_submit(ck->pool, piece_run, p, range->cost);
 	if (ret) {
 		/* not queued; the walker's reference keeps s */
 		__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+		if (p->out) {
+			/* its turn must still come: it breaks the hash */
+			ord_window_complete(&s->window, &p->out->item);
+		}
+		free(p->maps);
 		free(p);
 	}
 	return ret;
 }
 
 /*
- * Map the file on the walker to cut it into pieces at extent starts. A
+ * Map the file on the walker to cut it into pieces at extent starts; each
+ * piece gets the maps of its extents, so that nothing is mapped twice. A
  * mapping error is left to the piece that meets it: the last one, from
- * the last cut to i_size.
+ * the last cut to i_size, which maps on its own past the maps it got.
  */
 static int split_plan_queue(struct checker *ck, struct split_file *s)
 {
 	const struct erofs_inode *inode = &s->t->inode;
 	struct erofs_ctx *ctx = ck->walker.ctx;
+	struct map_list ml = { 0 };
 	struct split_piece range;
 	struct split_plan plan;
 	struct erofs_map map;
@@ -1036,16 +1274,17 @@ static int split_plan_queue(struct checker *ck, struct split_file *s)
 		stored = 0;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
 			stored = map.plen;
-		if (split_plan_add(&plan, end, extent_cost(&map, end - pos),
+		map_list_add(&ml, &map);
+		if (split_plan_add(&plan, end, cost_extent(&map, end - pos),
 				   stored, &range)) {
-			ret = split_queue(ck, s, &range);
+			ret = split_queue(ck, s, &range, &ml);
 			if (ret)
 				return ret;
 		}
 		pos = end;
 	}
 	split_plan_last(&plan, &range);
-	return split_queue(ck, s, &range);
+	return split_queue(ck, s, &range, &ml);
 }
 
 /*
@@ -1061,6 +1300,8 @@ static int split_head(struct checker *ck, struct split_file *s,
 	struct report *saved = w->rep;
 	int ret;
 
+	bool digest;
+
 	w->rep = &t->rep;
 	ret = check_xattrs(w, &t->inode, loc, &xs);
 	if (ret < 0)
@@ -1075,6 +1316,9 @@ static int split_head(struct checker *ck, struct split_file *s,
 			s->fd = -1;
 		}
 	}
+	digest = !ret && check_wants_digest(w->rep, ck, loc, &xs);
+	if (!ret && (ck->manifest || digest))
+		ret = split_start_hash(s, digest ? xs.digest : NULL);
 	if (!ret)
 		ret = check_index(w, &t->inode, loc);
 out:
@@ -1121,6 +1365,8 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 		return -ENOMEM;
 	rel = t->path + t->pathlen - t->rellen;
 	ret = check_list(ck, e, NULL);
+	if (!ret && ck->decode)
+		ret = readahead_file(&ck->ra, e->inode, ck->rep, loc);
 	if (!ret && check_may_split(ck, e->inode) && !(s = split_new(t)))
 		ret = -ENOMEM;
 	if (!ret && ck->manifest)
@@ -1145,7 +1391,7 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 		ret = check_submit_split(ck, s, loc);
 	else
 		ret = erofs_pool_submit(ck->pool, file_task_run, t,
-					file_cost(ck, e->inode));
+					cost_file(e->inode, ck->decode, ck->x));
 	if (!ret)
 		return 0;
 	if (!t->started)
@@ -1318,8 +1564,14 @@ int checker_finish(struct checker *ck)
 	return ret;
 }
 
+/* The packed inode's extents are decoded as files read them. */
+static bool packed_deferred(const struct checker *ck)
+{
+	return ck->decode && ck->ctx->img->frag_cache;
+}
+
 static int check_special(struct checker *ck, const struct erofs_inode *inode,
-			 const char *label, bool count)
+			 const char *label, bool count, bool decode)
 {
 	struct fsck_worker *w = &ck->walker;
 	struct data_sum ds = { .fd = -1 };
@@ -1333,7 +1585,7 @@ static int check_special(struct checker *ck, const struct erofs_inode *inode,
 	report_msg(ck->rep, FSCK_LVL_DEBUG, "%s: nid %llu, size %llu", label,
 		   (unsigned long long)inode->nid,
 		   (unsigned long long)inode->size);
-	ret = check_extents(w, inode, &loc, ck->decode, &ds);
+	ret = check_extents(w, inode, &loc, decode, &ds);
 	if (count) {
 		ck->physical_blocks += blocks_of(ck, ds.physical);
 		ck->stats.packed_stored += ds.physical;
@@ -1349,8 +1601,65 @@ int check_special_inodes(struct checker *ck)
 	int ret = 0;
 
 	if (img->has_packed)
-		ret = check_special(ck, &img->packed, "packed inode", true);
+		ret = check_special(ck, &img->packed, "packed inode", true,
+				    ck->decode && !packed_deferred(ck));
 	if (!ret && img->has_metabox)
-		ret = check_special(ck, &img->metabox, "metabox inode", false);
+		ret = check_special(ck, &img->metabox, "metabox inode", false,
+				    ck->decode);
 	return ret;
+}
+
+static void packed_report_stats(struct checker *ck)
+{
+	struct erofs_frag_stats st;
+
+	erofs_frag_cache_stats(ck->ctx->img, &st);
+	report_msg(ck->rep, FSCK_LVL_DEBUG,
+		   "fragment cache: budget %zu, peak %zu bytes; %llu decodes (%llu read ahead), %llu hits, %llu waits, %llu evictions, %llu uncached reads",
+		   st.budget, st.peak, (unsigned long long)st.decodes,
+		   (unsigned long long)st.prefetches,
+		   (unsigned long long)st.hits, (unsigned long long)st.waits,
+		   (unsigned long long)st.evictions,
+		   (unsigned long long)st.uncached);
+}
+
+int check_packed_rest(struct checker *ck)
+{
+	const struct erofs_inode *packed = &ck->ctx->img->packed;
+	struct fsck_worker *w = &ck->walker;
+	struct data_sum ds = { .fd = -1 };
+	struct fsck_loc loc = {
+		.label = "packed inode",
+		.nid = packed->nid,
+		.offset = inode_offset(packed),
+	};
+	struct erofs_map map;
+	uint64_t pos;
+	int ret = 0;
+
+	if (!packed_deferred(ck))
+		return 0;
+	packed_report_stats(ck);
+	for (pos = 0; pos < packed->size && !ret; pos = map.la + map.llen) {
+		if (interrupted())
+			return -EINTR;
+		ret = erofs_map(w->ctx, packed, pos, &map);
+		/* check_special_inodes() reported a corrupt mapping */
+		if (ret == -EFSCORRUPTED) {
+			erofs_err_clear(&w->ctx->err);
+			return 0;
+		}
+		if (ret < 0) {
+			ret = check_lib_error(w, &loc, ret);
+			break;
+		}
+		if (map.la + map.llen <= pos)
+			return 0;
+		if (!erofs_frag_decoded(ck->ctx->img, &map))
+			ret = check_read_extent(w, packed, &map, 0, map.llen,
+						&ds, &loc);
+	}
+	if (ret == -ENOMEM && !ck->rep->fatal)
+		report_nomem(ck->rep, &loc);
+	return ret < 0 ? ret : 0;
 }

@@ -16,8 +16,11 @@
  * with its own reading context; what the walker needs from it (digest,
  * xattrs for the manifest, stored size) is taken when its report slot is
  * printed, in walk order. With threads, a file worth several pieces of
- * decoding whose content need not be hashed in order is split into runs
- * of extents (split.h), one task each, still reporting into one slot.
+ * decoding is split into runs of extents (split.h), one task each, still
+ * reporting into one slot; when its content is hashed (--manifest, a
+ * digest to verify), its pieces hand their bytes to the hash in file
+ * order through an ordered window (window.h). Fragments are read ahead
+ * of the files that need them (readahead.h).
  */
 #ifndef FSCK_CHECK_H
 #define FSCK_CHECK_H
@@ -32,6 +35,7 @@
 #include "fsck.h"
 #include "nidmap.h"
 #include "progress.h"
+#include "readahead.h"
 #include "report.h"
 #include "walk.h"
 
@@ -70,6 +74,7 @@ struct checker {
 	struct extractor *x;		/* NULL unless --extract=DIR */
 	FILE *list;			/* --list output, or NULL */
 	struct erofs_pool *pool;
+	struct readahead ra;		/* of the packed inode */
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */
@@ -115,8 +120,13 @@ int checker_finish(struct checker *ck);
 /*
  * Check the packed and metabox inodes, which no directory lists: their
  * extents, and with --extract their decoded content. Returns 0 or a
- * negative errno when the check cannot go on.
+ * negative errno when the check cannot go on. With a fragment cache the
+ * packed inode is only mapped here: its extents are decoded as files
+ * read them, and check_packed_rest() decodes the others after the walk.
  */
 int check_special_inodes(struct checker *ck);
+
+/* After the walk: decode the packed extents that no file's read decoded. */
+int check_packed_rest(struct checker *ck);
 
 #endif

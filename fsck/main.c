@@ -13,6 +13,7 @@
 #include "check.h"
 #include "erofs/decompress.h"
 #include "erofs/dir.h"
+#include "erofs/fragments.h"
 #include "erofs/image.h"
 #include "erofs/pool.h"
 #include "extract.h"
@@ -638,6 +639,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 		ret = walk_tree(ctx, rep, wo, &visitor, &stats);
 	}
 	err = checker_finish(ck);
+	if (!ret && !err && !ck->stopped)
+		ret = check_packed_rest(ck);
 	if (ck->x)
 		extract_finish(ck->x, ret || err || ck->stopped || rep->fatal);
 	res->walked = true;
@@ -659,6 +662,32 @@ static int walk_image(struct checker *ck, struct report *rep,
 	return ret ? ret : err;
 }
 
+/*
+ * EROFS_FSCK_FRAG_CACHE: the fragment cache's budget in bytes, instead of
+ * EROFS_FRAG_CACHE_BUDGET (tests of a small cache).
+ */
+static int set_frag_cache_budget(struct report *rep, struct erofs_image *img)
+{
+	const char *env = getenv("EROFS_FSCK_FRAG_CACHE");
+	unsigned long long budget;
+	struct erofs_err err;
+	struct fsck_loc loc = { .label = rep->image, .nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	char *end;
+	int ret;
+
+	if (!env || !*env)
+		return 0;
+	budget = strtoull(env, &end, 10);
+	if (*end || budget > SIZE_MAX)
+		return 0;
+	erofs_err_clear(&err);
+	ret = erofs_frag_cache_create(img, (size_t)budget, &err);
+	if (ret < 0)
+		report_lib_error(rep, &loc, &err, ret);
+	return ret;
+}
+
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res)
 {
@@ -672,6 +701,9 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	char *base = NULL;
 	int ret;
 
+	ret = set_frag_cache_budget(rep, img);
+	if (ret < 0)
+		return ret;
 	ret = erofs_ctx_init(&ctx, img);
 	if (ret < 0) {
 		report_fatal(rep, "%s: cannot start reading: %s", cfg->image,

@@ -11,9 +11,19 @@
  * holds are evicted, least recently used first, to stay within the
  * budget; pinned ones may take it over by what the readers in flight use.
  *
- * An extent that is corrupt stays in the table as failed, with its error
- * and without data, charged like a decoded one: otherwise every file with
- * a fragment in it would decode it again to fail the same way.
+ * An extent that is corrupt or cannot be read stays in the table as
+ * failed, with its error and without data, charged like a decoded one:
+ * otherwise every file with a fragment in it would decode it again to
+ * fail the same way. Only a decode that ran out of memory is forgotten.
+ *
+ * Read-ahead (erofs_frag_prefetch) inserts and decodes an extent before
+ * any file asks for it, so that threads decode different extents at once
+ * ahead of the readers; it never waits for nor repeats a decode that is
+ * pending or done. A bitmap that outlives eviction (one bit per lcluster
+ * of the packed inode, where each extent starts in its own lcluster)
+ * marks the extents decoded soundly and the corrupt ones a reader was
+ * told of: a checker of the packed inode then need decode and report
+ * only the others.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -43,10 +53,19 @@ struct erofs_frag_cache {
 	pthread_mutex_t lock;
 	pthread_cond_t decoded;		/* an entry became ready or failed */
 	size_t budget;
+	uint64_t *seen;			/* decoded extents, by lcluster */
+	uint64_t seen_bits;		/* 0: no bitmap (encoded extents) */
+	unsigned int lclusterbits;
 	struct frag_entry *buckets[FRAG_BUCKETS];
 	struct frag_entry lru;		/* list head */
 	struct erofs_frag_stats st;
 };
+
+static void entry_free(struct frag_entry *e)
+{
+	free(e->data);
+	free(e);
+}
 
 static unsigned int frag_hash(uint64_t la)
 {
@@ -58,6 +77,42 @@ static bool frag_cache_useful(const struct erofs_image *img)
 {
 	return (img->feature_incompat & EROFS_FEATURE_INCOMPAT_FRAGMENTS) &&
 	       img->has_packed && erofs_inode_is_compressed(&img->packed);
+}
+
+/*
+ * Encoded extents (7.12) may start anywhere, so only index layouts get
+ * the bitmap of decoded extents.
+ */
+static int frag_seen_init(struct erofs_frag_cache *fc,
+			  const struct erofs_inode *packed)
+{
+	uint64_t bits;
+
+	if (packed->z.extents || packed->z.whole_fragment)
+		return 0;
+	fc->lclusterbits = packed->z.lclusterbits;
+	bits = (packed->size >> fc->lclusterbits) + 1;
+	if (bits / 64 + 1 > SIZE_MAX / sizeof(uint64_t))
+		return -ENOMEM;
+	fc->seen = calloc((size_t)(bits / 64 + 1), sizeof(uint64_t));
+	if (!fc->seen)
+		return -ENOMEM;
+	fc->seen_bits = bits;
+	return 0;
+}
+
+static void frag_cache_free(struct erofs_frag_cache *fc)
+{
+	struct frag_entry *e, *next;
+
+	for (e = fc->lru.next; e != &fc->lru; e = next) {
+		next = e->next;
+		entry_free(e);
+	}
+	free(fc->seen);
+	pthread_cond_destroy(&fc->decoded);
+	pthread_mutex_destroy(&fc->lock);
+	free(fc);
 }
 
 int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
@@ -84,31 +139,22 @@ int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
 				   "cannot set up the fragment cache lock");
 	}
 	fc->budget = budget;
+	fc->st.budget = budget;
 	fc->lru.prev = fc->lru.next = &fc->lru;
+	if (frag_seen_init(fc, &img->packed)) {
+		frag_cache_free(fc);
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory for the fragment cache");
+	}
 	img->frag_cache = fc;
 	return 0;
 }
 
-static void entry_free(struct frag_entry *e)
-{
-	free(e->data);
-	free(e);
-}
-
 void erofs_frag_cache_destroy(struct erofs_image *img)
 {
-	struct erofs_frag_cache *fc = img->frag_cache;
-	struct frag_entry *e, *next;
-
-	if (!fc)
+	if (!img->frag_cache)
 		return;
-	for (e = fc->lru.next; e != &fc->lru; e = next) {
-		next = e->next;
-		entry_free(e);
-	}
-	pthread_cond_destroy(&fc->decoded);
-	pthread_mutex_destroy(&fc->lock);
-	free(fc);
+	frag_cache_free(img->frag_cache);
 	img->frag_cache = NULL;
 }
 
@@ -207,7 +253,33 @@ static struct frag_entry *frag_insert(struct erofs_frag_cache *fc,
 	fc->st.bytes += e->llen;
 	fc->st.entries++;
 	frag_evict(fc);
+	if (fc->st.bytes > fc->st.peak)
+		fc->st.peak = fc->st.bytes;
 	return e;
+}
+
+static void frag_mark_seen(struct erofs_frag_cache *fc, uint64_t la)
+{
+	uint64_t bit = la >> fc->lclusterbits;
+
+	if (bit < fc->seen_bits)
+		fc->seen[bit / 64] |= 1ULL << (bit % 64);
+}
+
+static bool frag_seen(const struct erofs_frag_cache *fc, uint64_t la)
+{
+	uint64_t bit = la >> fc->lclusterbits;
+
+	return bit < fc->seen_bits && (fc->seen[bit / 64] >> (bit % 64) & 1);
+}
+
+/* Extents kept in the cache: decoded pclusters, not too large. */
+static bool frag_cacheable(const struct erofs_frag_cache *fc,
+			   const struct erofs_map *map)
+{
+	return map->loc != EROFS_LOC_HOLE &&
+	       map->fmt < Z_EROFS_COMPRESSION_MAX &&
+	       map->llen <= fc->budget / 4;
 }
 
 /* ---- reading ---- */
@@ -223,7 +295,7 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	pthread_mutex_lock(&fc->lock);
 	if (ret) {
 		e->failed = true;
-		if (ret == -EFSCORRUPTED) {
+		if (ret != -ENOMEM) {
 			e->err = sub->err;
 			free(e->data);
 			e->data = NULL;
@@ -232,6 +304,7 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		}
 	} else {
 		e->ready = true;
+		frag_mark_seen(fc, e->la);
 		fc->st.decodes++;
 	}
 	pthread_cond_broadcast(&fc->decoded);
@@ -270,6 +343,7 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 			if (!e->data) {
 				sub->err = e->err;
 				ret = e->err.code;
+				frag_mark_seen(fc, e->la);
 			}
 			frag_put(fc, e);
 		}
@@ -283,6 +357,8 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	ret = frag_decode(ctx, sub, fc, e, map);
 	if (ret) {
 		pthread_mutex_lock(&fc->lock);
+		if (ret != -ENOMEM)
+			frag_mark_seen(fc, e->la);
 		frag_put(fc, e);
 		pthread_mutex_unlock(&fc->lock);
 		return ret;
@@ -300,8 +376,7 @@ static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	struct frag_entry *e = NULL;
 	int ret;
 
-	if (fc && map->loc != EROFS_LOC_HOLE &&
-	    map->fmt < Z_EROFS_COMPRESSION_MAX && map->llen <= fc->budget / 4) {
+	if (fc && frag_cacheable(fc, map)) {
 		ret = frag_get(ctx, sub, fc, map, &e);
 		if (ret)
 			return ret;
@@ -353,4 +428,57 @@ int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			ctx->err.nid = inode->nid;
 	}
 	return ret;
+}
+
+/* Insert and decode map unless it is cached or pending: 1 if decoded. */
+static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
+				struct erofs_frag_cache *fc,
+				const struct erofs_map *map)
+{
+	struct frag_entry *e = NULL;
+	int ret;
+
+	pthread_mutex_lock(&fc->lock);
+	if (!frag_find(fc, map->la)) {
+		e = frag_insert(fc, map);
+		fc->st.prefetches += e != NULL;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	if (!e)
+		return 0;
+	ret = frag_decode(ctx, sub, fc, e, map);
+	pthread_mutex_lock(&fc->lock);
+	frag_put(fc, e);
+	pthread_mutex_unlock(&fc->lock);
+	return ret == -ENOMEM ? ret : 1;
+}
+
+int erofs_frag_prefetch(struct erofs_ctx *ctx, const struct erofs_map *map)
+{
+	struct erofs_frag_cache *fc = ctx->img->frag_cache;
+	struct erofs_ctx *sub;
+	int ret;
+
+	if (!fc || !frag_cacheable(fc, map))
+		return 0;
+	sub = erofs_ctx_nested(ctx);
+	if (!sub)
+		return ctx->err.code;
+	ret = frag_prefetch_extent(ctx, sub, fc, map);
+	/* a failed extent is for the reader that needs it to report */
+	erofs_err_clear(&sub->err);
+	return ret;
+}
+
+bool erofs_frag_decoded(struct erofs_image *img, const struct erofs_map *map)
+{
+	struct erofs_frag_cache *fc = img->frag_cache;
+	bool seen;
+
+	if (!fc || !fc->seen_bits || !frag_cacheable(fc, map))
+		return false;
+	pthread_mutex_lock(&fc->lock);
+	seen = frag_seen(fc, map->la);
+	pthread_mutex_unlock(&fc->lock);
+	return seen;
 }

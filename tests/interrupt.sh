@@ -7,7 +7,9 @@
 # image. A signal is sent once the run is well under way; then:
 #
 #  - SIGINT, SIGTERM during --extract=DIR and during --extract (decoding
-#    only), at -j1 and -j2, SIGTERM during a check without decoding (-j2):
+#    only), at -j1 and -j2, during --extract=DIR of lz4hc-fragments at -j2
+#    with the packed inode read ahead, SIGTERM during a check without
+#    decoding (-j2):
 #    exit 32 within INTERRUPT_LIMIT seconds of the signal (1, or 3 under
 #    sanitizers; the latency is printed), the message "interrupted by
 #    SIG...", the verdict "... not completed" and no other message, and
@@ -198,6 +200,32 @@ for jobs in 1 2; do
 			-j"$jobs" --extract
 	done
 done
+
+# Read-ahead of the packed inode (threads forced on a small image): files
+# whose fragments are decoded ahead, by other threads, are complete or
+# absent.
+ra_image=$EROFS_TEST_DATA/lz4hc-fragments.erofs
+if [ ! -f "$ra_image" ]; then
+	ra_image=$scratch/lz4hc-fragments.erofs
+	unpack "$srcdir/data/lz4hc-fragments.erofs.xz" "$ra_image" || exit 99
+fi
+saved_image=$image saved_manifest=$manifest
+image=$(realpath "$ra_image")
+manifest=$scratch/ra.manifest
+if run_fsck "$manifest" "$err" --manifest "$image"; then
+	for sig in INT TERM; do
+		if [ "$sig" = INT ] && [ -z "$default_signal" ]; then
+			skip "SIGINT: env has no --default-signal"
+			continue
+		fi
+		EROFS_FSCK_SYNC_NS=0 EROFS_FSCK_READAHEAD=1 case_run \
+			"-j2 --extract=DIR, packed inode read ahead" "SIG$sig" \
+			-j2 --extract="$dir"
+	done
+else
+	not_ok "cannot make the manifest of $image" "$err"
+fi
+image=$saved_image manifest=$saved_manifest
 case_run "-j2 (check, no decoding)" SIGTERM -j2
 
 # --json: well-formed, with the interruption

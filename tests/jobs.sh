@@ -4,9 +4,11 @@
 # For every stored test image, for damaged copies of a few of them (bytes
 # of the second half overwritten with a fixed pattern), and for a
 # generated image of two large files damaged in several places, runs
-# "fsck.erofs -jN --extract=DIR IMAGE" and "fsck.erofs -jN IMAGE" with
-# N = 1, 2 and 8, and requires, against -j1: the same exit status, the
-# same standard output and standard error (problems in the same order),
+# "fsck.erofs -jN --extract=DIR IMAGE", "fsck.erofs -jN IMAGE" and
+# "fsck.erofs -jN --manifest --xattr-inode-digest IMAGE" (content hashed
+# in order: split files go through the ordered window) with N = 1, 2 and
+# 8, and requires, against -j1: the same exit status, the same standard
+# output (the manifest) and standard error (problems in the same order),
 # and the same extracted tree (types, modes, sizes, times, link counts,
 # symlink targets and file contents).
 #
@@ -64,20 +66,24 @@ run_jobs()
 	rm -rf "$dir"
 	run_fsck "$scratch/$tag.$j.cout" "$scratch/$tag.$j.cerr" -j"$j" "$@"
 	echo "$?" >>"$scratch/$tag.$j.rc"
+	run_fsck "$scratch/$tag.$j.mout" "$scratch/$tag.$j.merr" -j"$j" \
+		--manifest --xattr-inode-digest "$@"
+	echo "$?" >>"$scratch/$tag.$j.rc"
 }
 
 # same TAG N: does -jN match -j1? Names the first difference.
 same()
 {
 	local f
-	for f in rc out err tree cout cerr; do
+	for f in rc out err tree cout cerr mout merr; do
 		if ! cmp -s "$scratch/$1.1.$f" "$scratch/$1.$2.$f"; then
 			why="-j$2: $f differs from -j1"
 			diff "$scratch/$1.1.$f" "$scratch/$1.$2.$f" | show /dev/stdin
 			return 1
 		fi
 	done
-	if has_sanitizer_report "$scratch/$1.$2.err" "$scratch/$1.$2.cerr"; then
+	if has_sanitizer_report "$scratch/$1.$2.err" "$scratch/$1.$2.cerr" \
+		"$scratch/$1.$2.merr"; then
 		why="-j$2: sanitizer report"
 		return 1
 	fi

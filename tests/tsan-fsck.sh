@@ -1,8 +1,10 @@
 #!/bin/bash
 # tsan-fsck.sh FSCK IMAGES: fsck.erofs built with ThreadSanitizer, on a few
 # images with every decoded file split into one-extent pieces (-j4), so
-# that pieces, the fragment cache and the commit by the last piece run
-# concurrently; also on a damaged copy, where pieces fail. Not a "make
+# that pieces, the fragment cache, read-ahead of the packed inode, the
+# ordered window of hashed files (--manifest) and the commit by the last
+# piece run concurrently; also on damaged copies, where pieces and packed
+# extents fail. Not a "make
 # check" test: "make tsan-check" runs it. Exits non-zero on any report.
 set -u
 fsck=$1 images=$2
@@ -34,13 +36,18 @@ for name in lz4hc-fragments zstd-c64k-fragments deflate-48bit-c32k \
 	lzma-c64k lz4hc-dedupe; do
 	run 0 --extract="$tmp/x" "$images/$name.erofs"
 	run 0 --extract "$images/$name.erofs"
+	run 0 --manifest --xattr-inode-digest "$images/$name.erofs"
 done
-python3 - "$images/lz4hc-default.erofs" "$tmp/bad.erofs" <<'PY' || exit 99
+EROFS_FSCK_READAHEAD=1 run 0 --extract "$images/lz4hc-all-fragments.erofs"
+for name in lz4hc-default lz4hc-fragments; do
+	python3 - "$images/$name.erofs" "$tmp/bad.erofs" <<'PY' || exit 99
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())
 for off in range(len(b) // 2, len(b) - 64, 4096):
     b[off:off + 64] = bytes((off * 7 + i * 13) & 0xff for i in range(64))
 open(sys.argv[2], "wb").write(b)
 PY
-run 4 --extract="$tmp/x" "$tmp/bad.erofs"
+	run 4 --extract="$tmp/x" "$tmp/bad.erofs"
+	run 4 --manifest "$tmp/bad.erofs"
+done
 exit "$fail"

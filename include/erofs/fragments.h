@@ -14,6 +14,7 @@
 #ifndef EROFS_FRAGMENTS_H
 #define EROFS_FRAGMENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,7 @@
 struct erofs_ctx;
 struct erofs_image;
 struct erofs_inode;
+struct erofs_map;
 
 /* Default bound on the decoded bytes the cache keeps. */
 #define EROFS_FRAG_CACHE_BUDGET (32u << 20)
@@ -32,7 +34,10 @@ struct erofs_frag_stats {
 	uint64_t waits;		/* readers that waited for another's decode */
 	uint64_t evictions;
 	uint64_t uncached;	/* reads that bypassed the cache */
+	uint64_t prefetches;	/* extents decoded by read-ahead */
 	size_t bytes;		/* decoded bytes held now */
+	size_t peak;		/* the most bytes held at once */
+	size_t budget;
 	size_t entries;
 };
 
@@ -56,5 +61,23 @@ void erofs_frag_cache_stats(struct erofs_image *img,
  */
 int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		    uint64_t off, void *out, size_t len);
+
+/*
+ * Read-ahead: decode map, an extent of the packed inode, into the
+ * cache, unless it is there already or being decoded, or the cache would
+ * not keep it. Never waits for another thread's decode. An extent that is
+ * corrupt or cannot be read is remembered as failed, with its error, for
+ * the reader that needs it to report: returns 1 when this call decoded
+ * (or failed) the extent, 0 when there was nothing to do, or -ENOMEM.
+ */
+int erofs_frag_prefetch(struct erofs_ctx *ctx, const struct erofs_map *map);
+
+/*
+ * Since the cache was created (even if evicted since), has the packed-
+ * inode extent map been decoded soundly into it, or found corrupt by a
+ * reader, which got the error? A checker of the packed inode need not
+ * decode it again. False without a cache.
+ */
+bool erofs_frag_decoded(struct erofs_image *img, const struct erofs_map *map);
 
 #endif

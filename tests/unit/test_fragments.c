@@ -491,6 +491,63 @@ START_TEST(test_damaged_packed)
 }
 END_TEST
 
+/* The first compressed pcluster of the packed inode, as damage_copy. */
+static void first_compressed(struct erofs_ctx *ctx, struct erofs_map *m)
+{
+	const struct erofs_inode *packed = &ctx->img->packed;
+	uint64_t pos = 0;
+
+	do {
+		ck_assert_uint_lt(pos, packed->size);
+		ck_assert_int_eq(erofs_map(ctx, packed, pos, m), 0);
+		pos = m->la + m->llen;
+	} while (m->fmt >= EROFS_FMT_SHIFTED || m->loc != EROFS_LOC_DEVICE);
+}
+
+/*
+ * Read-ahead decodes an extent once, for the reader that comes next; a
+ * damaged one stays failed without a word until a reader meets it, and
+ * only then counts as checked.
+ */
+START_TEST(test_prefetch)
+{
+	struct erofs_image *img;
+	struct erofs_frag_stats st;
+	struct erofs_ctx ctx;
+	struct erofs_map m;
+	char path[512], bad[600];
+	uint8_t byte;
+	int pass;
+
+	if (!fixture_path(path, sizeof(path), "lz4hc-all-fragments.erofs"))
+		return;
+	damage_copy(path, bad, sizeof(bad));
+	for (pass = 0; pass < 2; pass++) {
+		img = image_open(pass ? bad : path);
+		ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
+		first_compressed(&ctx, &m);
+		ck_assert(!erofs_frag_decoded(img, &m));
+		ck_assert_int_eq(erofs_frag_prefetch(&ctx, &m), 1);
+		/* pending, done or failed: never decoded twice */
+		ck_assert_int_eq(erofs_frag_prefetch(&ctx, &m), 0);
+		ck_assert_int_eq(ctx.err.code, 0);
+		/* a failure is not counted until a reader is told of it */
+		ck_assert(erofs_frag_decoded(img, &m) == !pass);
+		ck_assert_int_eq(erofs_frag_read(&ctx, &img->packed, m.la,
+						 &byte, 1),
+				 pass ? -EFSCORRUPTED : 0);
+		ck_assert(erofs_frag_decoded(img, &m));
+		erofs_frag_cache_stats(img, &st);
+		ck_assert_uint_eq(st.prefetches, 1);
+		ck_assert_uint_eq(st.decodes, !pass);
+		ck_assert_uint_eq(st.hits, !pass);
+		erofs_ctx_fini(&ctx);
+		erofs_image_close(img);
+	}
+	unlink(bad);
+}
+END_TEST
+
 static Suite *fragments_suite(void)
 {
 	Suite *s = suite_create("fragments");
@@ -501,6 +558,7 @@ static Suite *fragments_suite(void)
 	tcase_add_test(tc, test_small_budget);
 	tcase_add_test(tc, test_no_cache_without_fragments);
 	tcase_add_test(tc, test_damaged_packed);
+	tcase_add_test(tc, test_prefetch);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cost model: estimated nanoseconds of work, by which the pool packs
+ * tasks into batches, files are split into pieces and read-ahead is
+ * charged. Per-KiB decoding costs come from each codec (bench/calibrate
+ * measures them); the rest are fixed estimates of one task's overhead.
+ */
+#ifndef FSCK_COST_H
+#define FSCK_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct erofs_inode;
+struct erofs_map;
+
+/* Decoding cost per KiB of a file's data, by its first algorithm. */
+uint64_t cost_data_per_kib(const struct erofs_inode *inode);
+
+/* A regular file's task: check only, decode, or decode and extract. */
+uint64_t cost_file(const struct erofs_inode *inode, bool decode, bool extract);
+
+/* Mapping an extent and handing on len of its bytes. */
+uint64_t cost_extent(const struct erofs_map *map, uint64_t len);
+
+#endif

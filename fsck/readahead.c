@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "cost.h"
+#include "erofs/data.h"
+#include "erofs/fragments.h"
+#include "erofs/image.h"
+#include "erofs/inode.h"
+#include "erofs/pool.h"
+#include "interrupt.h"
+#include "readahead.h"
+
+static uint64_t readahead_window(uint64_t cache_budget)
+{
+	const char *env = getenv("EROFS_FSCK_READAHEAD");
+	/* the rest keeps extents read again: dedupe points fragments back */
+	uint64_t max = cache_budget / 8 * 3;
+	unsigned long long v;
+	char *end;
+
+	if (!env || !*env)
+		return max;
+	v = strtoull(env, &end, 10);
+	if (*end)
+		return max;
+	return v < max ? v : max;
+}
+
+void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
+		    struct erofs_pool *pool)
+{
+	struct erofs_frag_stats st;
+
+	ra->ctx = ctx;
+	ra->pool = pool;
+	ra->next = 0;
+	ra->window = 0;
+	erofs_frag_cache_stats(ctx->img, &st);
+	if (ctx->img->frag_cache && erofs_pool_threads(pool))
+		ra->window = readahead_window(st.budget);
+}
+
+/* The range of the packed inode that holds inode's fragment. */
+static bool fragment_range(const struct erofs_inode *inode, uint64_t *off,
+			   uint64_t *len)
+{
+	const struct z_erofs_info *z = &inode->z;
+
+	if (!erofs_inode_is_compressed(inode) || !inode->size)
+		return false;
+	*off = z->fragmentoff;
+	if (z->whole_fragment) {
+		*len = inode->size;
+		return true;
+	}
+	if (!(z->advise & Z_EROFS_ADVISE_FRAGMENT_PCLUSTER) ||
+	    !z->has_tailhead || z->tail_la >= inode->size)
+		return false;
+	*len = inode->size - z->tail_la;
+	return true;
+}
+
+static int prefetch_run(void *worker, void *arg)
+{
+	struct fsck_worker *w = worker;
+	struct erofs_map *map = arg;
+
+	if (!erofs_pool_stopped(w->ck->pool) && !interrupted())
+		/* advisory: a failure is the reader's to meet and report */
+		erofs_frag_prefetch(w->ctx, map);
+	erofs_err_clear(&w->ctx->err);
+	free(map);
+	return 0;
+}
+
+static int prefetch_queue(struct readahead *ra, const struct erofs_map *map)
+{
+	struct erofs_map *arg = malloc(sizeof(*arg));
+	int ret;
+
+	if (!arg)
+		return 0;
+	*arg = *map;
+	ret = erofs_pool_submit(ra->pool, prefetch_run, arg,
+				cost_extent(map, map->llen));
+	if (ret)
+		free(arg);
+	return ret;
+}
+
+/*
+ * The packed inode cannot be mapped at ra->next: read-ahead stops. The
+ * packed inode's check reported where it is corrupt; a read error is new.
+ */
+static int readahead_error(struct readahead *ra, struct report *rep,
+			   const struct fsck_loc *loc, int code)
+{
+	int ret = 0;
+
+	if (code < 0 && code != -EFSCORRUPTED)
+		ret = report_lib_error(rep, loc, &ra->ctx->err, code);
+	erofs_err_clear(&ra->ctx->err);
+	return ret < 0 ? ret : 0;
+}
+
+int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
+		   struct report *rep, const struct fsck_loc *loc)
+{
+	const struct erofs_inode *packed = &ra->ctx->img->packed;
+	uint64_t off, len, end;
+	struct erofs_map map;
+	int ret;
+
+	if (!ra->window || !fragment_range(inode, &off, &len) ||
+	    off >= packed->size)
+		return 0;
+	/* a file far ahead of the window: start again from its fragment */
+	if (off > ra->next + ra->window)
+		ra->next = off;
+	end = off + (len < packed->size - off ? len : packed->size - off);
+	while (ra->next < packed->size) {
+		ret = erofs_map(ra->ctx, packed, ra->next, &map);
+		if (ret < 0 || map.la + map.llen <= ra->next) {
+			ra->window = 0;
+			return readahead_error(ra, rep, loc, ret);
+		}
+		/* what the file needs, then whole extents within the window */
+		if (map.la >= end && map.la + map.llen - end > ra->window)
+			break;
+		ret = prefetch_queue(ra, &map);
+		if (ret)
+			return ret;
+		ra->next = map.la + map.llen;
+	}
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Read-ahead of the packed inode, for the worker pool.
+ *
+ * Files whose data (or tail) is a fragment read it from the packed inode,
+ * whose extents the fragment cache decodes once for every reader. Left to
+ * the readers, an extent is decoded by the first file that needs it while
+ * the files after it wait. The walker instead queues, as it meets each
+ * such file and before the file's own task, prefetch tasks for the packed
+ * extents from that file's fragment up to a window ahead of it, in offset
+ * order: mkfs.erofs lays fragments out in about the order the files are
+ * walked, so the pool decodes the next extents concurrently while earlier
+ * files copy out of the ones already decoded. The window is at most 3/8
+ * of the cache's budget, so that what is decoded ahead stays cached until
+ * its files read it, and so do extents that later files read again. A
+ * prefetch never reports: an extent that fails stays in the cache as
+ * failed and the files that read it report it, as they would without
+ * read-ahead.
+ */
+#ifndef FSCK_READAHEAD_H
+#define FSCK_READAHEAD_H
+
+#include <stdint.h>
+
+struct erofs_ctx;
+struct erofs_inode;
+struct erofs_pool;
+struct fsck_loc;
+struct report;
+
+struct readahead {
+	struct erofs_ctx *ctx;		/* the walker's */
+	struct erofs_pool *pool;
+	uint64_t window;		/* bytes queued ahead; 0: off */
+	uint64_t next;			/* packed offset not yet queued */
+};
+
+/*
+ * The window: EROFS_FSCK_READAHEAD (bytes, 0 for none) or 3/8 of the
+ * cache budget, never more than that. Read-ahead is off without threads or
+ * without a fragment cache.
+ */
+void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
+		    struct erofs_pool *pool);
+
+/*
+ * The walker meets inode, at loc: queue the packed extents from its
+ * fragment to the window past it; a read error while mapping them is
+ * reported at loc into rep. 0, or the errno that stops the run.
+ */
+int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
+		   struct report *rep, const struct fsck_loc *loc);
+
+#endif

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+
+#include "window.h"
+
+int ord_window_init(struct ord_window *w, size_t limit, ord_deliver_fn deliver,
+		    void (*flush)(void *arg), void *arg)
+{
+	w->limit = limit;
+	w->held = 0;
+	w->peak = 0;
+	w->next = 0;
+	w->delivering = false;
+	w->waiting = NULL;
+	w->deliver = deliver;
+	w->flush = flush;
+	w->arg = arg;
+	if (pthread_mutex_init(&w->lock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&w->room, NULL)) {
+		pthread_mutex_destroy(&w->lock);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ord_window_fini(struct ord_window *w)
+{
+	pthread_cond_destroy(&w->room);
+	pthread_mutex_destroy(&w->lock);
+}
+
+static bool window_fits(const struct ord_window *w, size_t bytes)
+{
+	return !w->held || (w->held <= w->limit && bytes <= w->limit - w->held);
+}
+
+void ord_window_reserve(struct ord_window *w, size_t bytes)
+{
+	pthread_mutex_lock(&w->lock);
+	if (!window_fits(w, bytes) && w->flush) {
+		pthread_mutex_unlock(&w->lock);
+		w->flush(w->arg);
+		pthread_mutex_lock(&w->lock);
+	}
+	while (!window_fits(w, bytes))
+		pthread_cond_wait(&w->room, &w->lock);
+	w->held += bytes;
+	if (w->held > w->peak)
+		w->peak = w->held;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Under the lock: keep item in the list of early ones, by sequence. */
+static void window_park(struct ord_window *w, struct ord_item *item)
+{
+	struct ord_item **p = &w->waiting;
+
+	while (*p && (*p)->seq < item->seq)
+		p = &(*p)->next;
+	item->next = *p;
+	*p = item;
+}
+
+void ord_window_complete(struct ord_window *w, struct ord_item *item)
+{
+	size_t bytes;
+
+	pthread_mutex_lock(&w->lock);
+	window_park(w, item);
+	if (w->delivering) {
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
+	w->delivering = true;
+	while (w->waiting && w->waiting->seq == w->next) {
+		item = w->waiting;
+		w->waiting = item->next;
+		w->next++;
+		bytes = item->bytes;
+		pthread_mutex_unlock(&w->lock);
+		w->deliver(w->arg, item);
+		pthread_mutex_lock(&w->lock);
+		w->held -= bytes;
+		pthread_cond_broadcast(&w->room);
+	}
+	w->delivering = false;
+	pthread_cond_broadcast(&w->room);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void ord_window_wait_due(struct ord_window *w, uint64_t seq)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->next != seq || w->delivering)
+		pthread_cond_wait(&w->room, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}

@@ -1,0 +1,177 @@
+#!/bin/bash
+# readahead.sh: read-ahead of the packed inode changes nothing but the
+# speed (TAP).
+#
+# For every stored test image with fragments or dedupe, and for damaged
+# copies of two of them (bytes of the second half overwritten with a fixed
+# pattern, which hits packed extents that many files share), runs
+# "fsck.erofs -jN --extract=DIR IMAGE" and "fsck.erofs -jN --manifest
+# IMAGE" with N = 1 (never reads ahead), 2 and 8 (threads forced on by
+# EROFS_FSCK_SYNC_NS=0), with the default window and with a window of one
+# extent (EROFS_FSCK_READAHEAD=1), and requires, against -j1: the same
+# exit status, standard output (the manifest), standard error (problems
+# and their order) and extracted tree. That -j2 did read ahead is taken
+# from its -d7 statistics line, "(N read ahead)" with N > 0.
+#
+# Then a small fragment cache (EROFS_FSCK_FRAG_CACHE, a few extents): -j2 still
+# extracts the same tree, and the most the cache held at once stays within
+# the budget plus what readers and prefetches in flight pin (one extent of
+# at most a quarter of the budget each: 2N + 1 of them with N threads).
+set -u
+# shellcheck source=testlib.sh
+. "${srcdir:-$(dirname "$0")}/testlib.sh"
+
+export EROFS_FSCK_SYNC_NS=0
+unset EROFS_FSCK_READAHEAD EROFS_FSCK_FRAG_CACHE EROFS_FSCK_SPLIT
+make_scratch
+xroot=$(mktemp -d /dev/shm/erofs-ra.XXXXXX 2>/dev/null) || xroot=$scratch
+trap 'rm -rf "$scratch" "$xroot"' EXIT
+# lz4hc-dedupe has no packed inode: nothing to read ahead
+images="lz4hc-fragments.erofs lz4hc-all-fragments.erofs lz4hc-dedupe.erofs
+lz4hc-c64k-dedupe-fragments-ztailpacking.erofs
+lz4hc-fragments-xattr-prefix.erofs zstd-c64k-fragments.erofs"
+no_packed="lz4hc-dedupe.erofs"
+damaged="lz4hc-fragments.erofs lz4hc-c64k-dedupe-fragments-ztailpacking.erofs"
+
+damage()
+{
+	"$PYTHON3" -c 'import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+for off in range(len(b) // 2, len(b) - 64, 4096):
+	b[off:off + 64] = bytes((off * 7 + i * 13) & 0xff for i in range(64))
+open(sys.argv[2], "wb").write(b)' "$@"
+}
+
+tree()
+{
+	[ -d "$1" ] || { echo "no tree"; return; }
+	(cd "$1" && find . -printf '%p %y %m %U %G %s %T@ %n %l\n' |
+		LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z |
+		xargs -0 -r sha256sum)
+}
+
+# run TAG N RUN IMAGE: --extract=DIR and --manifest with -jN into
+# $scratch/TAG.RUN.*
+run()
+{
+	local tag=$1 j=$2 r=$3 image=$4 dir=$xroot/tree
+	rm -rf "$dir"
+	run_fsck "$scratch/$tag.$r.out" "$scratch/$tag.$r.err" -j"$j" \
+		--extract="$dir" "$image"
+	echo "$?" >"$scratch/$tag.$r.rc"
+	tree "$dir" >"$scratch/$tag.$r.tree" 2>&1
+	rm -rf "$dir"
+	run_fsck "$scratch/$tag.$r.mout" "$scratch/$tag.$r.merr" -j"$j" \
+		--manifest "$image"
+	echo "$?" >>"$scratch/$tag.$r.rc"
+}
+
+# same TAG A B: do runs A and B agree? Names the first difference.
+same()
+{
+	local f
+	for f in rc out err tree mout merr; do
+		if ! cmp -s "$scratch/$1.$2.$f" "$scratch/$1.$3.$f"; then
+			why="$3: $f differs from $2"
+			diff "$scratch/$1.$2.$f" "$scratch/$1.$3.$f" |
+				show /dev/stdin
+			return 1
+		fi
+	done
+	if has_sanitizer_report "$scratch/$1.$3.err" "$scratch/$1.$3.merr"
+	then
+		why="$3: sanitizer report"
+		return 1
+	fi
+}
+
+# read_ahead IMAGE: extents -j2 decoded ahead, from its statistics
+read_ahead()
+{
+	"$FSCK" -d7 -j2 --extract "$1" 2>&1 >/dev/null |
+		sed -n 's/.*fragment cache: .* (\([0-9]*\) read ahead).*/\1/p'
+}
+
+# check TAG IMAGE
+check()
+{
+	local tag=$1 image=$2 j ok=1 ra
+	run "$tag" 1 1 "$image"
+	for j in 2 8; do
+		run "$tag" "$j" "$j" "$image"
+		EROFS_FSCK_READAHEAD=1 run "$tag" "$j" "$j-one" "$image"
+	done
+	for j in 2 2-one 8 8-one; do
+		same "$tag" 1 "$j" || { ok=0; break; }
+	done
+	ra=$(read_ahead "$image")
+	if [ "$tag" = "$no_packed" ]; then
+		[ -z "$ra" ] || { why="-j2 read ahead ($ra)"; ok=0; }
+		ra=0
+	elif [ "$ok" = 1 ] && ! [ "${ra:-0}" -gt 0 ]; then
+		why="-j2 read no extent ahead ('${ra}')"
+		ok=0
+	fi
+	n=$((n + 1))
+	if [ "$ok" = 1 ]; then
+		echo "ok $n - $tag: -j1, -j2, -j8 agree," \
+			"$ra extents read ahead" \
+			"(exit $(tr '\n' ' ' <"$scratch/$tag.1.rc"))"
+	else
+		echo "not ok $n - $tag: $why"
+	fi
+}
+
+# small_cache IMAGE NAME BUDGET: a cache of BUDGET bytes at -j2
+small_cache()
+{
+	local image=$1 name=$2 budget=$3 peak rc
+	local limit=$((budget + 5 * budget / 4))
+	run_fsck "$scratch/s.out" "$scratch/s.err" -j1 \
+		--extract="$xroot/t1" "$image"
+	tree "$xroot/t1" >"$scratch/s1.tree" 2>&1
+	EROFS_FSCK_FRAG_CACHE=$budget run_fsck "$scratch/s.out" \
+		"$scratch/s.err" -d7 -j2 --extract="$xroot/t2" "$image"
+	rc=$?
+	tree "$xroot/t2" >"$scratch/s2.tree" 2>&1
+	rm -rf "$xroot/t1" "$xroot/t2"
+	peak=$(sed -n \
+		's/.*fragment cache: budget [0-9]*, peak \([0-9]*\) .*/\1/p' \
+		"$scratch/s.err")
+	n=$((n + 1))
+	if [ "$rc" != 0 ] || ! cmp -s "$scratch/s1.tree" "$scratch/s2.tree"
+	then
+		echo "not ok $n - $name, cache of $budget bytes: exit $rc" \
+			"or another tree than -j1"
+		show "$scratch/s.err"
+	elif [ -z "$peak" ] || [ "$peak" -eq 0 ] || [ "$peak" -gt "$limit" ]
+	then
+		echo "not ok $n - $name, cache of $budget bytes: peak '$peak'" \
+			"not in 1..$limit"
+	else
+		echo "ok $n - $name, cache of $budget bytes: same tree," \
+			"peak $peak bytes <= $limit"
+	fi
+}
+
+set -- $images
+count=$#
+set -- $damaged
+echo "1..$((count + $# + 2))"
+n=0
+for name in $images; do
+	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
+	check "$name" "$path"
+done
+for name in $damaged; do
+	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
+	damage "$path" "$scratch/damaged-$name" || exit 99
+	check "damaged-$name" "$scratch/damaged-$name"
+done
+while read -r name budget; do
+	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
+	small_cache "$path" "$name" "$budget"
+done <<EOF
+lz4hc-fragments.erofs 131072
+zstd-c64k-fragments.erofs 2097152
+EOF

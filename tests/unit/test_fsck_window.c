@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ordered window: items completed by several threads in a random
+ * order are delivered in sequence, one delivery at a time, within the
+ * window's limit; items that wait for their turn and consume themselves
+ * come in sequence too, never while another delivery runs.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "unit.h"
+#include "window.h"
+
+#define ITEMS 2000
+#define WORKERS 4
+
+struct item {
+	struct ord_item oi;
+	unsigned int delay;	/* spins before completing */
+	bool stream;		/* consumes itself once due */
+};
+
+struct run {
+	struct ord_window w;
+	pthread_mutex_t lock;	/* the handed-out queue */
+	pthread_cond_t more;
+	struct item *queue[ITEMS];
+	unsigned int queued, taken;
+	bool done;
+	/* the consumer's view, written by the one delivering thread */
+	uint64_t delivered[ITEMS];
+	unsigned int ndelivered;
+	int in_deliver;		/* atomic: threads inside deliver */
+	bool overlap;
+	unsigned int completed;	/* atomic */
+	unsigned int out_of_order; /* atomic: completed before an earlier */
+};
+
+/* The consumer, from the deliverer or from a streaming item's worker. */
+static void consume(struct run *r, uint64_t seq)
+{
+	if (__atomic_add_fetch(&r->in_deliver, 1, __ATOMIC_ACQ_REL) != 1)
+		r->overlap = true;
+	r->delivered[r->ndelivered++] = seq;
+	__atomic_sub_fetch(&r->in_deliver, 1, __ATOMIC_ACQ_REL);
+}
+
+static void deliver(void *arg, struct ord_item *oi)
+{
+	struct item *it = (struct item *)oi;
+
+	if (!it->stream)
+		consume(arg, oi->seq);
+	free(oi);
+}
+
+static void *worker(void *arg)
+{
+	struct run *r = arg;
+	struct item *it;
+	volatile unsigned int spin;
+
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		while (r->taken == r->queued && !r->done)
+			pthread_cond_wait(&r->more, &r->lock);
+		if (r->taken == r->queued) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		/* in order, as the pool hands tasks out; done in any order */
+		it = r->queue[r->taken++];
+		pthread_mutex_unlock(&r->lock);
+		for (spin = 0; spin < it->delay; spin++)
+			;
+		if (it->stream) {
+			ord_window_wait_due(&r->w, it->oi.seq);
+			consume(r, it->oi.seq);
+		}
+		if (__atomic_fetch_add(&r->completed, 1, __ATOMIC_RELAXED) !=
+		    it->oi.seq)
+			__atomic_add_fetch(&r->out_of_order, 1,
+					   __ATOMIC_RELAXED);
+		ord_window_complete(&r->w, &it->oi);
+	}
+}
+
+START_TEST(test_window_in_order)
+{
+	enum { LIMIT = 64 * 1024 };
+	pthread_t th[WORKERS];
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned int i, seed = (unsigned int)_i + 1;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(ord_window_init(&r->w, LIMIT, deliver, NULL, r), 0);
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->more, NULL);
+	for (i = 0; i < WORKERS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker, r), 0);
+	for (i = 0; i < ITEMS; i++) {
+		struct item *it = calloc(1, sizeof(*it));
+
+		ck_assert_ptr_nonnull(it);
+		it->oi.seq = i;
+		/* now and then one item larger than the whole window */
+		it->oi.bytes = i % 97 == 0 ? 2 * LIMIT :
+					     1 + (size_t)rand_r(&seed) % 8192;
+		it->delay = (unsigned int)rand_r(&seed) % 20000;
+		it->stream = rand_r(&seed) % 16 == 0;
+		ord_window_reserve(&r->w, it->oi.bytes);
+		pthread_mutex_lock(&r->lock);
+		r->queue[r->queued++] = it;
+		pthread_cond_signal(&r->more);
+		pthread_mutex_unlock(&r->lock);
+	}
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	pthread_cond_broadcast(&r->more);
+	pthread_mutex_unlock(&r->lock);
+	for (i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_uint_eq(r->ndelivered, ITEMS);
+	/*
+	 * the completions did come out of order (how often depends on the
+	 * load: test_window_reverse has the worst order deterministically)
+	 */
+	ck_assert_uint_gt(r->out_of_order, 0);
+	for (i = 0; i < ITEMS; i++)
+		ck_assert_uint_eq(r->delivered[i], i);
+	ck_assert(!r->overlap);
+	ck_assert_uint_eq(r->w.held, 0);
+	/* the limit, or one oversized item alone */
+	ck_assert_uint_le(r->w.peak, 2 * LIMIT);
+	ord_window_fini(&r->w);
+	pthread_cond_destroy(&r->more);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+END_TEST
+
+/* Completed in reverse on one thread: nothing moves until item 0. */
+START_TEST(test_window_reverse)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	int i;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, NULL, r), 0);
+	for (i = 0; i < 100; i++)
+		ord_window_reserve(&r->w, 100);
+	ck_assert_uint_eq(r->w.held, 10000);
+	for (i = 99; i >= 0; i--) {
+		struct item *it = calloc(1, sizeof(*it));
+
+		ck_assert_ptr_nonnull(it);
+		it->oi.seq = (uint64_t)i;
+		it->oi.bytes = 100;
+		ord_window_complete(&r->w, &it->oi);
+		ck_assert_uint_eq(r->ndelivered, i ? 0 : 100);
+	}
+	for (i = 0; i < 100; i++)
+		ck_assert_uint_eq(r->delivered[i], (uint64_t)i);
+	ck_assert_uint_eq(r->w.held, 0);
+	ord_window_fini(&r->w);
+	free(r);
+}
+END_TEST
+
+static Suite *window_suite(void)
+{
+	Suite *s = suite_create("fsck_window");
+	TCase *tc = tcase_create("window");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_window_in_order, 0, 8);
+	tcase_add_test(tc, test_window_reverse);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(window_suite());
+}
