@@ -13,6 +13,10 @@
  * - references to each non-directory are counted and, after the walk,
  *   compared with its link count.
  *
+ * Memory: the entries of the directories on the current path, a bit per
+ * visited inode (nidset.h), and a record per hard-linked inode (and per
+ * one-link inode met twice) with the path that names it in a report.
+ *
  * The walk stops with -EINTR, between two entries, once a signal has
  * interrupted the run (interrupt.h).
  *
