@@ -297,8 +297,9 @@ static int walk_order(struct walker *w, struct walk_frame *f)
 		w->opencap = f->nkids;
 	}
 	for (i = 0; i < f->nkids; i++) {
-		while (nopen && !walk_name_extends(f, &f->kids[w->open[nopen - 1]],
-						   &f->kids[i]))
+		while (nopen &&
+		       !walk_name_extends(f, &f->kids[w->open[nopen - 1]],
+					  &f->kids[i]))
 			f->events[f->nevents++] =
 				WALK_EVENT(w->open[--nopen], WALK_DESCEND);
 		if (f->kids[i].ftype == EROFS_FT_DIR && i + 1 < f->nkids &&
