@@ -5,7 +5,9 @@
 #     extend a directory's name by a byte below '/' ("p", "p-x", "p.d"),
 #     whose paths sort between the directory and its entries, and a hard
 #     link whose smallest name comes late in directory order;
-#  2. check, --extract, --list and --manifest at -j1 and -j2 run under an
+#  2. --extract=DIR gives that tree, times of the directories included
+#     (those descended after their siblings get theirs all the same);
+#  3. check, --extract, --list and --manifest at -j1 and -j2 run under an
 #     address-space limit (ulimit -v) of what each needs for a one-file
 #     image plus HEADROOM_KIB: memory does not grow with the file count
 #     (it grew by 100 bytes a file to check, 400 for a manifest).
@@ -83,7 +85,7 @@ make_tree "$scratch/many" "$NFILES" || exit 99
 make_image "$scratch/many" "$scratch/many.erofs"
 rm -rf "$scratch/one"
 
-echo "1..9"
+echo "1..10"
 n=1
 "$PYTHON3" "$srcdir/treemanifest.py" --fields "$FIELDS" "$scratch/many" \
 	>"$scratch/expected" || exit 99
@@ -100,6 +102,25 @@ else
 	cut -d' ' -f"$FIELDS" "$scratch/out" | diff "$scratch/expected" - |
 		head -n 20 | sed 's/^/#   /'
 fi
+
+n=$((n + 1))
+mf_fields=1,2,3,4,5,6,7,8,9,10,11
+cut -d' ' -f"$mf_fields" "$scratch/out" >"$scratch/image.manifest"
+run_fsck "$scratch/xout" "$scratch/err" -j2 --extract="$scratch/x" \
+	--no-preserve-owner "$scratch/many.erofs"
+status=$?
+if [ "$status" -ne 0 ]; then
+	echo "not ok $n - --extract=DIR exits $status"
+	show "$scratch/err"
+elif "$PYTHON3" "$srcdir/treemanifest.py" --fields "$mf_fields" \
+		"$scratch/x" | sed 's/^\(\S* \S* \S*\) [0-9]* [0-9]*/\1 0 0/' |
+		cmp -s <(sed 's/^\(\S* \S* \S*\) [0-9]* [0-9]*/\1 0 0/' \
+			 "$scratch/image.manifest") -; then
+	echo "ok $n - --extract=DIR gives the tree, directory times included"
+else
+	echo "not ok $n - the extracted tree differs from the image's manifest"
+fi
+rm -rf "$scratch/x"
 
 # runs_within KIB IMAGE ARG...: does fsck exit 0 with KIB of address space?
 runs_within()
