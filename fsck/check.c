@@ -1493,7 +1493,7 @@ static int check_other_name(struct checker *ck, const struct walk_entry *e,
 	ret = check_list(ck, e, NULL);
 	if (!ret && ck->manifest)
 		ret = manifest_add_name(ck->manifest, e->rel, e->rellen,
-					 e->nid);
+					 e->inode);
 	if (!ret && ck->x)
 		ret = extract_link(ck->x, e, loc);
 	return ret;

@@ -647,7 +647,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 	res->stats = ck->stats;
 	res->entries = stats.entries + 1;
 	if (!ret && !err && ck->manifest && !interrupted()) {
-		ret = manifest_print(ck->manifest, stdout);
+		ret = manifest_print(ck->manifest);
 		if (ret == -ENOMEM)
 			report_fatal(rep, "%s: out of memory while %s",
 				     rep->image, "writing the manifest");
@@ -710,7 +710,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 			     strerror(-ret));
 		return ret;
 	}
-	if (cfg->manifest && !(manifest = manifest_new())) {
+	if (cfg->manifest && !(manifest = manifest_new(stdout))) {
 		report_nomem(rep, NULL);
 		ret = -ENOMEM;
 		goto out;

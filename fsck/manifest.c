@@ -10,20 +10,31 @@
 #include "nidmap.h"
 #include "strbuf.h"
 
-struct mf_entry {
-	char *path;
-	size_t pathlen;
+/* A line not printed yet. */
+struct mf_line {
+	char *path;		/* field 1, escaped */
 	uint64_t nid;
-	size_t src;		/* the entry that holds body and xattrs */
-	bool linked;
-	char *body;		/* NULL unless src is this entry */
+	bool linked;		/* field 11 is its group's leader */
+	bool pending;		/* fields to come (manifest_complete()) */
+	char *body;		/* fields 2 to 10, NULL: its group's */
+	char *xattrs;		/* field 12, NULL: its group's */
+};
+
+/* A hard-linked inode: the first of its names, and its fields. */
+struct mf_group {
+	char *leader;		/* escaped path */
+	char *body;
 	char *xattrs;
 };
 
 struct manifest {
-	struct mf_entry *e;
-	size_t n, cap;
-	struct nidmap first;	/* nid -> index of its first entry */
+	FILE *out;
+	struct mf_line *q;	/* a ring of cap lines, head first */
+	size_t head, n, cap;
+	size_t printed;		/* lines printed: the head's handle */
+	struct nidmap groups;	/* nid -> struct mf_group */
+	struct strbuf sb;
+	int err;		/* the first write error */
 };
 
 struct mf_xattr {
@@ -167,215 +178,308 @@ static void mf_body(struct strbuf *sb, const struct erofs_inode *inode,
 		sb_addf(sb, " %u", inode->nlink);
 }
 
-struct manifest *manifest_new(void)
+struct manifest *manifest_new(FILE *out)
 {
 	struct manifest *m = calloc(1, sizeof(*m));
 
-	if (m)
-		nidmap_init(&m->first, sizeof(size_t));
+	if (!m)
+		return NULL;
+	m->out = out;
+	nidmap_init(&m->groups, sizeof(struct mf_group));
+	m->sb = (struct strbuf)STRBUF_INIT;
 	return m;
+}
+
+static void mf_line_release(struct mf_line *l)
+{
+	free(l->path);
+	free(l->body);
+	free(l->xattrs);
 }
 
 void manifest_free(struct manifest *m)
 {
+	struct mf_group *g;
 	size_t i;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->n; i++) {
-		free(m->e[i].path);
-		free(m->e[i].body);
-		free(m->e[i].xattrs);
+	for (i = 0; i < m->n; i++)
+		mf_line_release(&m->q[(m->head + i) & (m->cap - 1)]);
+	free(m->q);
+	nidmap_for_each(&m->groups, i) {
+		g = nidmap_val(&m->groups, i);
+		free(g->leader);
+		free(g->body);
+		free(g->xattrs);
 	}
-	free(m->e);
-	nidmap_fini(&m->first);
+	nidmap_fini(&m->groups);
+	sb_release(&m->sb);
 	free(m);
 }
 
-static struct mf_entry *manifest_new_entry(struct manifest *m,
-					   const char *rel, size_t rellen,
-					   uint64_t nid)
+static struct mf_line *mf_queued(struct manifest *m, size_t i)
 {
-	struct mf_entry *e;
+	return &m->q[(m->head + i) & (m->cap - 1)];
+}
 
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
+/*
+ * Keep the first error for manifest_print(): after it, lines (which may
+ * lack fields) are dropped, not printed.
+ */
+static int mf_failed(struct manifest *m, int err)
+{
+	if (err && !m->err)
+		m->err = err;
+	return err;
+}
 
-		e = realloc(m->e, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		m->e = e;
-		m->cap = cap;
-	}
-	e = &m->e[m->n];
-	memset(e, 0, sizeof(*e));
-	e->path = malloc(rellen + 1);
-	if (!e->path)
+static int mf_print_line(struct manifest *m, const struct mf_line *l)
+{
+	const struct mf_group *g = NULL;
+	struct strbuf *sb = &m->sb;
+
+	if (l->linked || !l->body)
+		g = nidmap_find(&m->groups, l->nid);
+	sb_reset(sb);
+	sb_addf(sb, "%s %s %s %s\n", l->path, l->body ? l->body : g->body,
+		l->linked ? g->leader : "-",
+		l->xattrs ? l->xattrs : g->xattrs);
+	if (sb->failed)
+		return mf_failed(m, -ENOMEM);
+	if (fwrite(sb->s, 1, sb->len, m->out) != sb->len)
+		return mf_failed(m, errno ? -errno : -EIO);
+	return 0;
+}
+
+/* Print the head line, unless an error came before. */
+static void mf_print_head(struct manifest *m)
+{
+	struct mf_line *l = mf_queued(m, 0);
+
+	if (!m->err)
+		mf_print_line(m, l);
+	mf_line_release(l);
+	m->head = (m->head + 1) & (m->cap - 1);
+	m->n--;
+	m->printed++;
+}
+
+/* Print the lines whose fields are all known, in order. */
+static void mf_flush(struct manifest *m)
+{
+	while (m->n && !mf_queued(m, 0)->pending)
+		mf_print_head(m);
+}
+
+static int mf_grow(struct manifest *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64, i;
+	struct mf_line *q;
+
+	if (cap > SIZE_MAX / sizeof(*q))
+		return -ENOMEM;
+	q = malloc(cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	for (i = 0; i < m->n; i++)
+		q[i] = *mf_queued(m, i);
+	free(m->q);
+	m->q = q;
+	m->head = 0;
+	m->cap = cap;
+	return 0;
+}
+
+static char *mf_path(const char *rel, size_t rellen)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (rellen)
+		sb_escape(&sb, rel, rellen, NULL);
+	else
+		sb_addc(&sb, '.');
+	return sb_detach(&sb);
+}
+
+/* Queue a line for rel; NULL when memory runs out. */
+static struct mf_line *mf_queue(struct manifest *m, const char *rel,
+				size_t rellen, uint64_t nid)
+{
+	struct mf_line *l;
+
+	if (m->n == m->cap && mf_grow(m))
 		return NULL;
-	memcpy(e->path, rel, rellen);
-	e->path[rellen] = '\0';
-	e->pathlen = rellen;
-	e->nid = nid;
-	e->src = m->n++;
-	return e;
+	l = mf_queued(m, m->n);
+	memset(l, 0, sizeof(*l));
+	l->path = mf_path(rel, rellen);
+	if (!l->path)
+		return NULL;
+	l->nid = nid;
+	m->n++;
+	return l;
+}
+
+/* The group of a hard-linked nid met first: its leader is this name. */
+static int mf_new_group(struct manifest *m, const struct mf_line *l)
+{
+	struct mf_group *g;
+	int added;
+
+	g = nidmap_get(&m->groups, l->nid, &added);
+	if (!g)
+		return -ENOMEM;
+	if (!added)
+		return 0;
+	g->leader = strdup(l->path);
+	return g->leader ? 0 : -ENOMEM;
+}
+
+/* A group's fields, once its first name's are known. */
+static int mf_group_fields(struct manifest *m, const struct mf_line *l)
+{
+	struct mf_group *g = nidmap_find(&m->groups, l->nid);
+
+	if (!g)
+		return 0;
+	free(g->body);
+	free(g->xattrs);
+	g->body = strdup(l->body);
+	g->xattrs = strdup(l->xattrs);
+	return g->body && g->xattrs ? 0 : -ENOMEM;
+}
+
+static int mf_add(struct manifest *m, const char *rel, size_t rellen,
+		  uint64_t nid, bool linked, char *body, char *xattrs,
+		  bool pending)
+{
+	struct mf_line *l = mf_queue(m, rel, rellen, nid);
+	int ret;
+
+	if (!l) {
+		free(body);
+		free(xattrs);
+		return -ENOMEM;
+	}
+	l->linked = linked;
+	l->pending = pending;
+	l->body = body;
+	l->xattrs = xattrs;
+	if (!body || !xattrs)
+		return -ENOMEM;
+	ret = linked ? mf_new_group(m, l) : 0;
+	if (!ret && linked)
+		ret = mf_group_fields(m, l);
+	if (!ret)
+		mf_flush(m);
+	return ret;
 }
 
 int manifest_add(struct manifest *m, const char *rel, size_t rellen,
 		 uint64_t nid, bool linked, const char *body,
 		 const char *xattrs)
 {
-	struct mf_entry *e;
-	size_t *first;
-	int added;
+	return mf_failed(m, mf_add(m, rel, rellen, nid, linked, strdup(body),
+				   strdup(xattrs), false));
+}
 
-	first = nidmap_get(&m->first, nid, &added);
-	if (!first)
-		return -ENOMEM;
-	e = manifest_new_entry(m, rel, rellen, nid);
-	if (!e)
-		return -ENOMEM;
-	if (added)
-		*first = e->src;
-	e->linked = linked;
-	e->body = strdup(body);
-	e->xattrs = strdup(xattrs);
-	if (!e->body || !e->xattrs)
-		return -ENOMEM;
-	return 0;
+static int mf_fields(const struct erofs_inode *inode, const uint8_t *digest,
+		     struct mf_xattrs *xl, char **body, char **xattrs)
+{
+	struct strbuf b = STRBUF_INIT, x = STRBUF_INIT;
+
+	mf_body(&b, inode, digest);
+	mf_xattrs_field(xl, &x);
+	*body = sb_detach(&b);
+	*xattrs = sb_detach(&x);
+	return *body && *xattrs ? 0 : -ENOMEM;
+}
+
+static bool mf_linked(const struct erofs_inode *inode)
+{
+	return !S_ISDIR(inode->mode) && inode->nlink > 1;
+}
+
+static int mf_add_inode(struct manifest *m, const char *rel, size_t rellen,
+			const struct erofs_inode *inode, const uint8_t *digest,
+			struct mf_xattrs *xl, bool pending)
+{
+	char *body, *xattrs;
+
+	mf_fields(inode, digest, xl, &body, &xattrs);
+	return mf_add(m, rel, rellen, inode->nid, mf_linked(inode), body,
+		      xattrs, pending);
 }
 
 int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 		       const struct erofs_inode *inode, const uint8_t *digest,
 		       struct mf_xattrs *xl)
 {
-	struct strbuf body = STRBUF_INIT, xattrs = STRBUF_INIT;
-	int ret = -ENOMEM;
-
-	mf_body(&body, inode, digest);
-	mf_xattrs_field(xl, &xattrs);
-	if (!body.failed && !xattrs.failed)
-		ret = manifest_add(m, rel, rellen, inode->nid,
-				   !S_ISDIR(inode->mode) && inode->nlink > 1,
-				   body.s, xattrs.s);
-	sb_release(&body);
-	sb_release(&xattrs);
-	return ret;
+	return mf_failed(m, mf_add_inode(m, rel, rellen, inode, digest, xl,
+					 false));
 }
 
 int manifest_add_pending(struct manifest *m, const char *rel, size_t rellen,
 			 const struct erofs_inode *inode, size_t *handle)
 {
 	struct mf_xattrs none = { 0 };
-	int ret;
 
-	*handle = m->n;
-	ret = manifest_add_inode(m, rel, rellen, inode, NULL, &none);
-	return ret;
+	*handle = m->printed + m->n;
+	return mf_failed(m, mf_add_inode(m, rel, rellen, inode, NULL, &none,
+					 true));
 }
 
 int manifest_complete(struct manifest *m, size_t handle,
 		      const struct erofs_inode *inode, const uint8_t *digest,
 		      struct mf_xattrs *xl)
 {
-	struct strbuf body = STRBUF_INIT, xattrs = STRBUF_INIT;
-	struct mf_entry *e = &m->e[handle];
+	struct mf_line *l;
+	int ret;
 
-	mf_body(&body, inode, digest);
-	mf_xattrs_field(xl, &xattrs);
-	if (body.failed || xattrs.failed) {
-		sb_release(&body);
-		sb_release(&xattrs);
-		return -ENOMEM;
-	}
-	free(e->body);
-	free(e->xattrs);
-	e->body = sb_detach(&body);
-	e->xattrs = sb_detach(&xattrs);
-	return 0;
+	if (handle < m->printed || handle - m->printed >= m->n)
+		return -ENOENT;
+	l = mf_queued(m, handle - m->printed);
+	free(l->body);
+	free(l->xattrs);
+	ret = mf_fields(inode, digest, xl, &l->body, &l->xattrs);
+	l->pending = false;
+	if (!ret && l->linked)
+		ret = mf_group_fields(m, l);
+	if (!ret)
+		mf_flush(m);
+	return mf_failed(m, ret);
 }
 
 int manifest_add_name(struct manifest *m, const char *rel, size_t rellen,
-		      uint64_t nid)
+		      const struct erofs_inode *inode)
 {
-	const size_t *first = nidmap_find(&m->first, nid);
-	struct mf_entry *e;
+	struct mf_xattrs none = { 0 };
+	struct mf_line *l;
 
-	if (!first)
-		return -ENOENT;
-	e = manifest_new_entry(m, rel, rellen, nid);
-	if (!e)
-		return -ENOMEM;
-	e->src = *first;
+	/*
+	 * An inode of one link named again (the walk reports it) has no
+	 * group: its fields are its inode's, without what its data gives.
+	 */
+	if (!mf_linked(inode) || !nidmap_find(&m->groups, inode->nid))
+		return mf_failed(m, mf_add_inode(m, rel, rellen, inode, NULL,
+						 &none, false));
+	l = mf_queue(m, rel, rellen, inode->nid);
+	if (!l)
+		return mf_failed(m, -ENOMEM);
+	l->linked = true;
+	mf_flush(m);
 	return 0;
 }
 
-static int mf_path_cmp(const void *a, const void *b)
+int manifest_print(struct manifest *m)
 {
-	const struct mf_entry *x = *(const struct mf_entry *const *)a;
-	const struct mf_entry *y = *(const struct mf_entry *const *)b;
-
-	return mf_bytes_cmp(x->path, x->pathlen, y->path, y->pathlen);
-}
-
-static void mf_add_path(struct strbuf *sb, const struct mf_entry *e)
-{
-	if (e->pathlen)
-		sb_escape(sb, e->path, e->pathlen, NULL);
-	else
-		sb_addc(sb, '.');
-}
-
-static int mf_line(struct manifest *m, struct mf_entry **sorted, size_t i,
-		   struct nidmap *groups, struct strbuf *sb)
-{
-	const struct mf_entry *e = sorted[i];
-	const struct mf_entry *src = &m->e[e->src];
-	size_t *leader;
-	int added;
-
-	sb_reset(sb);
-	mf_add_path(sb, e);
-	sb_addf(sb, " %s ", src->body);
-	if (src->linked) {
-		leader = nidmap_get(groups, e->nid, &added);
-		if (!leader)
-			return -ENOMEM;
-		if (added)
-			*leader = i;
-		mf_add_path(sb, sorted[*leader]);
-	} else {
-		sb_addc(sb, '-');
-	}
-	sb_addf(sb, " %s\n", src->xattrs);
-	return sb->failed ? -ENOMEM : 0;
-}
-
-int manifest_print(struct manifest *m, FILE *out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct mf_entry **sorted;
-	struct nidmap groups;
 	size_t i;
-	int ret = 0;
 
-	sorted = malloc((m->n ? m->n : 1) * sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
+	/* a task that did not run leaves only the fields known */
 	for (i = 0; i < m->n; i++)
-		sorted[i] = &m->e[i];
-	qsort(sorted, m->n, sizeof(*sorted), mf_path_cmp);
-
-	/* sorted order makes the first name of a group its smallest */
-	nidmap_init(&groups, sizeof(size_t));
-	for (i = 0; i < m->n && !ret; i++) {
-		ret = mf_line(m, sorted, i, &groups, &sb);
-		if (!ret && fwrite(sb.s, 1, sb.len, out) != sb.len)
-			ret = -errno;
-	}
-	if (!ret && fflush(out))
-		ret = -errno;
-	nidmap_fini(&groups);
-	sb_release(&sb);
-	free(sorted);
-	return ret;
+		mf_queued(m, i)->pending = false;
+	mf_flush(m);
+	if (!m->err && fflush(m->out))
+		m->err = -errno;
+	return m->err;
 }

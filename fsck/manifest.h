@@ -2,8 +2,11 @@
 /*
  * The manifest of an image: one line per entry in the format of the fixtures
  * README ("Manifest format"), sorted by raw path bytes with the start of the
- * walk first as ".". Lines are collected during the walk and printed at the
- * end, when the hard-link groups are known.
+ * walk first as ".". Lines are printed as they come, in the order they are
+ * added: the walk's, which is that order (walk.h). A line waits only for
+ * the lines before it whose fields a task has still to fill in, so what is
+ * held is the tasks in flight, plus the first name and fields of each
+ * hard-linked inode: the first name met is the smallest, its group leader.
  */
 #ifndef FSCK_MANIFEST_H
 #define FSCK_MANIFEST_H
@@ -28,7 +31,8 @@ int mf_xattrs_add(struct mf_xattrs *xl, const char *name, size_t namelen,
 		  const void *value, size_t value_len);
 void mf_xattrs_release(struct mf_xattrs *xl);
 
-struct manifest *manifest_new(void);
+/* Lines go to out. */
+struct manifest *manifest_new(FILE *out);
 void manifest_free(struct manifest *m);
 
 /*
@@ -63,11 +67,18 @@ int manifest_complete(struct manifest *m, size_t handle,
 		      const struct erofs_inode *inode, const uint8_t *digest,
 		      struct mf_xattrs *xl);
 
-/* Another name of nid, already added: same fields. */
+/*
+ * Another name of an inode already added: the same fields. A one-link
+ * inode named twice (a problem of the image) gets those its inode gives,
+ * without digest or xattrs.
+ */
 int manifest_add_name(struct manifest *m, const char *rel, size_t rellen,
-		      uint64_t nid);
+		      const struct erofs_inode *inode);
 
-/* Print every line, sorted. Returns 0, or -errno if writing failed. */
-int manifest_print(struct manifest *m, FILE *out);
+/*
+ * After the walk: print what is left and flush. Returns 0, or -errno if
+ * writing failed (then or before).
+ */
+int manifest_print(struct manifest *m);
 
 #endif

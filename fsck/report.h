@@ -85,7 +85,8 @@ struct report_log {
 	size_t dropped;			/* beyond REPORT_LOG_MAX */
 };
 
-#define REPORT_LOG_MAX 100000
+/* a few MiB of records, whatever the number of problems */
+#define REPORT_LOG_MAX 10000
 
 struct report {
 	const char *image;

@@ -9,6 +9,7 @@
 #include "erofs/inode.h"
 #include "interrupt.h"
 #include "nidmap.h"
+#include "nidset.h"
 #include "strbuf.h"
 #include "walk.h"
 
@@ -19,6 +20,29 @@ struct walk_child {
 	uint8_t namelen;
 	uint8_t ftype;
 	uint8_t reserved;
+	size_t deferred;	/* 1 + its index in frame's deferred, or 0 */
+};
+
+/*
+ * What to do with a child, in the frame's event list. A directory whose
+ * name is extended by siblings with a byte below '/' ("a", then "a-b",
+ * "a.c") is entered at its name and descended after them, so that paths
+ * come in byte order ("a", "a-b", "a.c", "a/x"): the manifest's order.
+ */
+enum walk_event_kind {
+	WALK_VISIT,		/* enter, and descend a directory at once */
+	WALK_ENTER,		/* enter a directory, descend later */
+	WALK_DESCEND,		/* descend a directory entered before */
+};
+
+#define WALK_EVENT(kid, kind) ((kid) << 2 | (kind))
+#define WALK_EVENT_KID(ev) ((ev) >> 2)
+#define WALK_EVENT_KIND(ev) ((ev) & 3)
+
+/* A directory entered, whose children are visited later. */
+struct walk_deferred {
+	struct erofs_inode inode;
+	void *state;
 };
 
 /* One directory being walked: its entries and where we are in them. */
@@ -31,7 +55,11 @@ struct walk_frame {
 	size_t namelen;
 	unsigned int depth;
 	struct walk_child *kids;
-	size_t nkids, kidcap, next;
+	size_t nkids, kidcap;
+	size_t *events;		/* WALK_EVENT()s, in visiting order */
+	size_t nevents, eventcap, next;
+	struct walk_deferred *deferred;
+	size_t ndeferred, deferredcap;
 	char *names;
 	size_t nameslen, namescap;
 	uint64_t subdirs;
@@ -55,8 +83,15 @@ struct walker {
 	size_t relstart;	/* where descendants' relative paths start */
 	struct walk_frame *frames;
 	size_t nframes, framecap;
-	struct nidmap dirs;	/* visited directories */
-	struct nidmap links;	/* struct link_info per non-directory */
+	size_t *open;		/* walk_order()'s scratch stack */
+	size_t opencap;
+	struct nidset dirs;	/* visited directories */
+	struct nidset singles;	/* visited non-directories with one link */
+	/*
+	 * struct link_info per non-directory with a link count other than
+	 * one, and per one-link inode met a second time
+	 */
+	struct nidmap links;
 	bool incomplete;	/* some references may have been missed */
 };
 
@@ -192,6 +227,7 @@ static int walk_collect(void *arg, const struct erofs_dirent *de)
 	kid->namelen = de->namelen;
 	kid->ftype = de->file_type;
 	kid->reserved = de->reserved;
+	kid->deferred = 0;
 	memcpy(f->names + f->nameslen, de->name, de->namelen);
 	f->nameslen += de->namelen;
 	return 0;
@@ -213,12 +249,71 @@ static struct walk_frame *walk_new_frame(struct walker *w)
 	}
 	f = &w->frames[w->nframes++];
 	f->nkids = 0;
+	f->nevents = 0;
+	f->ndeferred = 0;
 	f->next = 0;
 	f->nameslen = 0;
 	f->subdirs = 0;
 	f->complete = true;
 	f->state = NULL;
 	return f;
+}
+
+/* Whether b's name is a's followed by a byte below '/'. */
+static bool walk_name_extends(const struct walk_frame *f,
+			      const struct walk_child *a,
+			      const struct walk_child *b)
+{
+	const char *an = f->names + a->nameoff, *bn = f->names + b->nameoff;
+
+	return b->namelen > a->namelen && !memcmp(an, bn, a->namelen) &&
+	       (unsigned char)bn[a->namelen] < '/';
+}
+
+/*
+ * The order of the children: directory order, but a directory followed by
+ * names that extend its own is descended after the last of them. As such
+ * names nest ("a", "a-", "a-b", "a."), the directories waiting to be
+ * descended form a stack.
+ */
+static int walk_order(struct walker *w, struct walk_frame *f)
+{
+	size_t i, nopen = 0;
+
+	if (f->eventcap < 2 * f->nkids) {
+		size_t *ev = realloc(f->events, 2 * f->nkids * sizeof(*ev));
+
+		if (!ev)
+			return -ENOMEM;
+		f->events = ev;
+		f->eventcap = 2 * f->nkids;
+	}
+	if (w->opencap < f->nkids) {
+		size_t *open = realloc(w->open, f->nkids * sizeof(*open));
+
+		if (!open)
+			return -ENOMEM;
+		w->open = open;
+		w->opencap = f->nkids;
+	}
+	for (i = 0; i < f->nkids; i++) {
+		while (nopen &&
+		       !walk_name_extends(f, &f->kids[w->open[nopen - 1]],
+					  &f->kids[i]))
+			f->events[f->nevents++] =
+				WALK_EVENT(w->open[--nopen], WALK_DESCEND);
+		if (f->kids[i].ftype == EROFS_FT_DIR && i + 1 < f->nkids &&
+		    walk_name_extends(f, &f->kids[i], &f->kids[i + 1])) {
+			f->events[f->nevents++] = WALK_EVENT(i, WALK_ENTER);
+			w->open[nopen++] = i;
+		} else {
+			f->events[f->nevents++] = WALK_EVENT(i, WALK_VISIT);
+		}
+	}
+	while (nopen)
+		f->events[f->nevents++] =
+			WALK_EVENT(w->open[--nopen], WALK_DESCEND);
+	return 0;
 }
 
 /* Push a directory whose entry callback has run, and read its entries. */
@@ -257,20 +352,28 @@ static int walk_push(struct walker *w, const struct erofs_inode *dir,
 		f->complete = false;
 		w->incomplete = true;
 	}
+	if (ret >= 0 && walk_order(w, f))
+		ret = -ENOMEM;
 	return ret;
 }
 
-static int walk_visit_dir(struct walker *w, const struct erofs_inode *inode,
+/*
+ * Reach a directory and call the entry callback: 1 if its children are to
+ * be visited, with *state their parent context, 0 if not, or a negative
+ * errno.
+ */
+static int walk_enter_dir(struct walker *w, const struct erofs_inode *inode,
 			  uint64_t parent_nid, void *parent_state,
-			  size_t namelen, unsigned int depth)
+			  size_t namelen, unsigned int depth, void **state)
 {
 	struct walk_entry e;
 	struct fsck_loc loc;
-	void *state = NULL;
 	int added, ret;
 
-	if (!nidmap_get(&w->dirs, inode->nid, &added))
-		return -ENOMEM;
+	*state = NULL;
+	added = nidset_add(&w->dirs, inode->nid);
+	if (added < 0)
+		return added;
 	walk_loc(w, &loc, inode->nid, EROFS_NO_OFFSET);
 	if (!added) {
 		report_problem(w->rep, &loc,
@@ -280,47 +383,135 @@ static int walk_visit_dir(struct walker *w, const struct erofs_inode *inode,
 	walk_fill_entry(w, &e, inode, namelen, depth);
 	e.parent_nid = parent_nid;
 	e.parent = parent_state;
-	ret = w->v->entry(w->v->arg, &e, &state);
+	ret = w->v->entry(w->v->arg, &e, state);
 	if (ret < 0)
 		return ret;
 	if (ret == WALK_SKIP) {
 		if (w->v->dir_done)
-			return w->v->dir_done(w->v->arg, &e, state);
+			return w->v->dir_done(w->v->arg, &e, *state);
 		return 0;
 	}
+	return 1;
+}
+
+static int walk_visit_dir(struct walker *w, const struct erofs_inode *inode,
+			  uint64_t parent_nid, void *parent_state,
+			  size_t namelen, unsigned int depth)
+{
+	void *state;
+	int ret;
+
+	ret = walk_enter_dir(w, inode, parent_nid, parent_state, namelen,
+			     depth, &state);
+	if (ret <= 0)
+		return ret;
 	return walk_push(w, inode, parent_nid, parent_state, state, namelen,
 			 depth);
 }
 
-static int walk_visit_other(struct walker *w, const struct erofs_inode *inode,
-			    uint64_t parent_nid, void *parent_state,
-			    size_t namelen, unsigned int depth)
+/* Keep an entered directory of the top frame's child idx for later. */
+static int walk_defer(struct walker *w, size_t idx,
+		      const struct erofs_inode *inode, void *state)
+{
+	struct walk_frame *f = &w->frames[w->nframes - 1];
+
+	if (f->ndeferred == f->deferredcap) {
+		size_t cap = f->deferredcap ? f->deferredcap * 2 : 4;
+		struct walk_deferred *d;
+
+		d = realloc(f->deferred, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		f->deferred = d;
+		f->deferredcap = cap;
+	}
+	f->deferred[f->ndeferred].inode = *inode;
+	f->deferred[f->ndeferred++].state = state;
+	f->kids[idx].deferred = f->ndeferred;
+	return 0;
+}
+
+/* Reach a directory, and visit its children now or, deferred, later. */
+static int walk_reach_dir(struct walker *w, size_t idx, bool deferred,
+			  const struct erofs_inode *inode, uint64_t parent_nid,
+			  void *parent_state, size_t namelen,
+			  unsigned int depth)
+{
+	void *state;
+	int ret;
+
+	if (!deferred)
+		return walk_visit_dir(w, inode, parent_nid, parent_state,
+				      namelen, depth);
+	ret = walk_enter_dir(w, inode, parent_nid, parent_state, namelen,
+			     depth, &state);
+	if (ret <= 0)
+		return ret;
+	return walk_defer(w, idx, inode, state);
+}
+
+/*
+ * Count a reference to a non-directory; *first tells whether it is the
+ * first. One-link inodes, most of an image, are only members of a set
+ * until one is met again.
+ */
+static int walk_count_ref(struct walker *w, const struct erofs_inode *inode,
+			  bool *first)
 {
 	struct link_info *li;
-	struct walk_entry e;
-	void *state = NULL;
 	int added;
 
+	*first = false;
+	if (inode->nlink == 1) {
+		added = nidset_add(&w->singles, inode->nid);
+		if (added < 0)
+			return added;
+		if (added) {
+			w->stats->others++;
+			*first = true;
+			return 0;
+		}
+	}
 	li = nidmap_get(&w->links, inode->nid, &added);
 	if (!li)
 		return -ENOMEM;
 	if (added) {
 		li->nlink = inode->nlink;
-		w->stats->others++;
+		/* a one-link inode's first reference is in the set */
+		li->refs = inode->nlink == 1;
+		if (inode->nlink != 1) {
+			w->stats->others++;
+			*first = true;
+		}
 	}
 	if (li->refs < UINT32_MAX)
 		li->refs++;
-	if (!li->path && (li->refs == 2 || li->nlink != 1)) {
+	if (!li->path) {
 		li->path = malloc(w->path.len + 1);
 		if (!li->path)
 			return -ENOMEM;
 		memcpy(li->path, w->path.s ? w->path.s : "", w->path.len + 1);
 		li->pathlen = w->path.len;
 	}
+	return 0;
+}
+
+static int walk_visit_other(struct walker *w, const struct erofs_inode *inode,
+			    uint64_t parent_nid, void *parent_state,
+			    size_t namelen, unsigned int depth)
+{
+	struct walk_entry e;
+	void *state = NULL;
+	bool first;
+	int ret;
+
+	ret = walk_count_ref(w, inode, &first);
+	if (ret < 0)
+		return ret;
 	walk_fill_entry(w, &e, inode, namelen, depth);
 	e.parent_nid = parent_nid;
 	e.parent = parent_state;
-	e.first = added;
+	e.first = first;
 	return w->v->entry(w->v->arg, &e, &state);
 }
 
@@ -342,10 +533,11 @@ static bool walk_special_nid(struct walker *w, uint64_t nid)
 	return true;
 }
 
-/* Follow entry idx of the top frame. */
-static int walk_child(struct walker *w, size_t idx)
+/* Do event ev (WALK_EVENT()) of the top frame. */
+static int walk_child(struct walker *w, size_t ev)
 {
 	struct walk_frame *f = &w->frames[w->nframes - 1];
+	size_t idx = WALK_EVENT_KID(ev);
 	struct walk_child kid = f->kids[idx];
 	uint64_t parent_nid = f->inode.nid;
 	void *parent_state = f->state;
@@ -361,9 +553,18 @@ static int walk_child(struct walker *w, size_t idx)
 	sb_add(&w->path, f->names + kid.nameoff, kid.namelen);
 	if (w->path.failed)
 		return -ENOMEM;
-	w->stats->entries++;
 
 	ret = 0;
+	if (WALK_EVENT_KIND(ev) == WALK_DESCEND) {
+		/* walk_push() may move the frames, not their deferred */
+		if (kid.deferred)
+			ret = walk_push(w, &f->deferred[kid.deferred - 1].inode,
+					parent_nid, parent_state,
+					f->deferred[kid.deferred - 1].state,
+					kid.namelen, depth);
+		goto out;
+	}
+	w->stats->entries++;
 	if (walk_special_nid(w, kid.nid))
 		goto out;
 	ret = erofs_read_inode(w->ctx, kid.nid, &inode);
@@ -392,8 +593,10 @@ static int walk_child(struct walker *w, size_t idx)
 	}
 	if (S_ISDIR(inode.mode)) {
 		f->subdirs++;
-		ret = walk_visit_dir(w, &inode, parent_nid, parent_state,
-				     kid.namelen, depth);
+		ret = walk_reach_dir(w, idx,
+				     WALK_EVENT_KIND(ev) == WALK_ENTER, &inode,
+				     parent_nid, parent_state, kid.namelen,
+				     depth);
 	} else {
 		ret = walk_visit_other(w, &inode, parent_nid, parent_state,
 				       kid.namelen, depth);
@@ -536,12 +739,16 @@ static void walk_release(struct walker *w)
 	for (i = 0; i < w->framecap; i++) {
 		free(w->frames[i].kids);
 		free(w->frames[i].names);
+		free(w->frames[i].events);
+		free(w->frames[i].deferred);
 	}
 	free(w->frames);
+	free(w->open);
 	nidmap_for_each(&w->links, i)
 		free(((struct link_info *)nidmap_val(&w->links, i))->path);
 	nidmap_fini(&w->links);
-	nidmap_fini(&w->dirs);
+	nidset_fini(&w->singles);
+	nidset_fini(&w->dirs);
 	sb_release(&w->path);
 }
 
@@ -560,7 +767,8 @@ int walk_tree(struct erofs_ctx *ctx, struct report *rep,
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
-	nidmap_init(&w.dirs, 0);
+	nidset_init(&w.dirs);
+	nidset_init(&w.singles);
 	nidmap_init(&w.links, sizeof(struct link_info));
 	erofs_err_clear(&ctx->err);
 
@@ -570,8 +778,8 @@ int walk_tree(struct erofs_ctx *ctx, struct report *rep,
 
 		if (interrupted())
 			ret = -EINTR;
-		else if (f->next < f->nkids)
-			ret = walk_child(&w, f->next++);
+		else if (f->next < f->nevents)
+			ret = walk_child(&w, f->events[f->next++]);
 		else
 			ret = walk_pop(&w);
 	}

@@ -13,6 +13,15 @@
  * - references to each non-directory are counted and, after the walk,
  *   compared with its link count.
  *
+ * Children are visited in the byte order of their paths: directory order
+ * (names sorted), except that a directory followed by names extending its
+ * own with a byte below '/' ("a", "a-b", "a.c") has its entry callback at
+ * its name and its children after those names ("a/x" sorts after "a.c").
+ *
+ * Memory: the entries of the directories on the current path, a bit per
+ * visited inode (nidset.h), and a record per hard-linked inode (and per
+ * one-link inode met twice) with the path that names it in a report.
+ *
  * The walk stops with -EINTR, between two entries, once a signal has
  * interrupted the run (interrupt.h).
  *
@@ -21,7 +30,8 @@
  * tree.
  *
  * What to do with each inode is up to a visitor: "entry" is called before a
- * directory's children (pre-order) and "dir_done" after them (post-order).
+ * directory's children (pre-order), possibly with some of its siblings in
+ * between (the order above), and "dir_done" after them (post-order).
  * The visitor may keep a state per directory, handed to its children as
  * their parent context: this is where extraction keeps a directory fd and
  * the deferred metadata of the directory.

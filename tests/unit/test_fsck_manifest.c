@@ -8,6 +8,7 @@
 #include "erofs/inode.h"
 #include "manifest.h"
 #include "nidmap.h"
+#include "nidset.h"
 #include "strbuf.h"
 #include "unit.h"
 
@@ -106,58 +107,129 @@ START_TEST(test_nidmap)
 }
 END_TEST
 
-/* Print a manifest into a string. */
-static char *manifest_text(struct manifest *m)
+START_TEST(test_nidset)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	struct nidset s;
+	uint64_t nid;
 
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(manifest_print(m, f), 0);
-	fclose(f);
-	return text;
+	nidset_init(&s);
+	for (nid = 0; nid < 5000; nid += 3)
+		ck_assert_int_eq(nidset_add(&s, nid), 1);
+	ck_assert_int_eq(nidset_add(&s, 1ULL << 63 | 7), 1);
+	ck_assert_int_eq(nidset_add(&s, UINT64_MAX), 1);
+	for (nid = 0; nid < 5000; nid++)
+		ck_assert_int_eq(nidset_add(&s, nid), !!(nid % 3));
+	ck_assert_int_eq(nidset_add(&s, 1ULL << 63 | 7), 0);
+	ck_assert_int_eq(nidset_add(&s, UINT64_MAX), 0);
+	ck_assert_int_eq(nidset_add(&s, 7), 0);
+	/* dense nids share blocks: 5000 nids, 10 blocks, plus 2 far ones */
+	ck_assert_uint_eq(s.blocks.count, 12);
+	nidset_fini(&s);
+}
+END_TEST
+
+/* A manifest printing into a string. */
+struct mf_sink {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static struct manifest *sink_manifest(struct mf_sink *k)
+{
+	struct manifest *m;
+
+	k->text = NULL;
+	k->len = 0;
+	k->f = open_memstream(&k->text, &k->len);
+	ck_assert_ptr_nonnull(k->f);
+	m = manifest_new(k->f);
+	ck_assert_ptr_nonnull(m);
+	return m;
 }
 
-START_TEST(test_manifest_order_and_groups)
+/* What was printed so far. */
+static const char *sink_text(struct mf_sink *k)
 {
-	struct manifest *m = manifest_new();
+	ck_assert_int_eq(fflush(k->f), 0);
+	return k->text ? k->text : "";
+}
+
+/* Finish, and the whole text (to free). */
+static char *sink_finish(struct mf_sink *k, struct manifest *m)
+{
+	ck_assert_int_eq(manifest_print(m), 0);
+	manifest_free(m);
+	fclose(k->f);
+	return k->text;
+}
+
+static void fill_inode(struct erofs_inode *inode, uint64_t nid,
+		       uint16_t mode, uint64_t size, uint32_t nlink);
+
+START_TEST(test_manifest_streams_and_groups)
+{
+	struct mf_sink k;
+	struct manifest *m = sink_manifest(&k);
+	struct erofs_inode inode;
 	char *text;
 
-	ck_assert_ptr_nonnull(m);
-	ck_assert_int_eq(manifest_add(m, "d", 1, 2, false, "d 0755", "-"), 0);
-	ck_assert_int_eq(manifest_add(m, "d/z", 3, 7, true, "f 0644 2", "-"),
-			 0);
 	ck_assert_int_eq(manifest_add(m, "", 0, 1, false, "d 0755", "-"), 0);
-	/* '-' (0x2d) sorts before '/' (0x2f): d-x comes before d/... */
+	ck_assert_str_eq(sink_text(&k), ". d 0755 - -\n");
+	ck_assert_int_eq(manifest_add(m, "a b", 3, 7, true, "f 0644 2", "-"),
+			 0);
+	ck_assert_int_eq(manifest_add(m, "d", 1, 2, false, "d 0755", "-"), 0);
 	ck_assert_int_eq(manifest_add(m, "d-x", 3, 3, false, "p 0644 1",
 				      "user.a=01"), 0);
-	ck_assert_int_eq(manifest_add_name(m, "a b", 3, 7), 0);
-	ck_assert_int_eq(manifest_add_name(m, "zz", 2, 99), -ENOENT);
-	text = manifest_text(m);
-	ck_assert_str_eq(text,
+	fill_inode(&inode, 7, 0100644, 2, 2);
+	ck_assert_int_eq(manifest_add_name(m, "d/z", 3, &inode), 0);
+	/* a one-link inode named again: what its inode says */
+	fill_inode(&inode, 3, 010644, 0, 1);
+	ck_assert_int_eq(manifest_add_name(m, "d/zz", 4, &inode), 0);
+	ck_assert_str_eq(sink_text(&k),
 			 ". d 0755 - -\n"
 			 "a\\x20b f 0644 2 a\\x20b -\n"
 			 "d d 0755 - -\n"
 			 "d-x p 0644 1 - user.a=01\n"
-			 "d/z f 0644 2 a\\x20b -\n");
+			 "d/z f 0644 2 a\\x20b -\n"
+			 "d/zz p 0644 1000 4000000001 0 1650000000.000000111 "
+			 "- - 1 - -\n");
+	text = sink_finish(&k, m);
 	free(text);
-	manifest_free(m);
 }
 END_TEST
 
-START_TEST(test_manifest_prefix_sorts_first)
+START_TEST(test_manifest_pending_holds_later_lines)
 {
-	struct manifest *m = manifest_new();
+	struct mf_sink k;
+	struct manifest *m = sink_manifest(&k);
+	struct mf_xattrs xl = { 0 };
+	struct erofs_inode inode;
+	uint8_t digest[32];
+	size_t h;
 	char *text;
 
-	ck_assert_int_eq(manifest_add(m, "ab", 2, 1, false, "x", "-"), 0);
-	ck_assert_int_eq(manifest_add(m, "a", 1, 2, false, "x", "-"), 0);
-	ck_assert_int_eq(manifest_add(m, "a\xff", 2, 3, false, "x", "-"), 0);
-	text = manifest_text(m);
-	ck_assert_str_eq(text, "a x - -\nab x - -\na\\xff x - -\n");
+	memset(digest, 0xcd, sizeof(digest));
+	fill_inode(&inode, 4, 0100600, 3, 2);
+	ck_assert_int_eq(manifest_add_pending(m, "a", 1, &inode, &h), 0);
+	ck_assert_int_eq(manifest_add(m, "b", 1, 5, false, "x", "-"), 0);
+	ck_assert_int_eq(manifest_add_name(m, "c", 1, &inode), 0);
+	ck_assert_str_eq(sink_text(&k), "");
+	ck_assert_int_eq(mf_xattrs_add(&xl, "user.k", 6, "v", 1), 0);
+	ck_assert_int_eq(manifest_complete(m, h, &inode, digest, &xl), 0);
+	mf_xattrs_release(&xl);
+	ck_assert_str_eq(sink_text(&k),
+		"a f 0600 1000 4000000001 3 1650000000.000000111 "
+		"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd"
+		" - 2 a user.k=76\n"
+		"b x - -\n"
+		"c f 0600 1000 4000000001 3 1650000000.000000111 "
+		"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd"
+		" - 2 a user.k=76\n");
+	ck_assert_int_eq(manifest_complete(m, h, &inode, digest, &xl),
+			 -ENOENT);
+	text = sink_finish(&k, m);
 	free(text);
-	manifest_free(m);
 }
 END_TEST
 
@@ -177,7 +249,8 @@ static void fill_inode(struct erofs_inode *inode, uint64_t nid,
 
 START_TEST(test_manifest_inode_fields)
 {
-	struct manifest *m = manifest_new();
+	struct mf_sink k;
+	struct manifest *m = sink_manifest(&k);
 	struct mf_xattrs xl = { 0 };
 	struct erofs_inode inode;
 	uint8_t digest[32];
@@ -205,25 +278,25 @@ START_TEST(test_manifest_inode_fields)
 
 	fill_inode(&inode, 4, 0104755, 3, 2);
 	ck_assert_int_eq(manifest_add_inode(m, "f", 1, &inode, NULL, &xl), 0);
-	ck_assert_int_eq(manifest_add_name(m, "e", 1, 4), 0);
+	ck_assert_int_eq(manifest_add_name(m, "g", 1, &inode), 0);
 
 	fill_inode(&inode, 5, 0140755, 0, 1);
 	ck_assert_int_eq(manifest_add_inode(m, "s", 1, &inode, NULL, &xl), 0);
 
-	text = manifest_text(m);
+	/* lines come out in the order they go in: the walk's */
+	text = sink_finish(&k, m);
 	ck_assert_str_eq(text,
 		". d 0755 1000 4000000001 - 1650000000.000000111 - - - - "
 		"trusted.x=00ff,user.a\\x2c\\x3d=,user.b=01\n"
-		"c c 0640 1000 4000000001 0 1650000000.000000111 - "
-		"4095:1048575 1 - -\n"
-		"e f 4755 1000 4000000001 3 1650000000.000000111 - - 2 e -\n"
-		"f f 4755 1000 4000000001 3 1650000000.000000111 - - 2 e -\n"
 		"l l 0777 1000 4000000001 7 -1.500000000 "
 		"abababababababababababababababababababababababababababababababab"
 		" - 1 - -\n"
+		"c c 0640 1000 4000000001 0 1650000000.000000111 - "
+		"4095:1048575 1 - -\n"
+		"f f 4755 1000 4000000001 3 1650000000.000000111 - - 2 f -\n"
+		"g f 4755 1000 4000000001 3 1650000000.000000111 - - 2 f -\n"
 		"s s 0755 1000 4000000001 0 1650000000.000000111 - - 1 - -\n");
 	free(text);
-	manifest_free(m);
 }
 END_TEST
 
@@ -238,8 +311,9 @@ static Suite *fsck_suite(void)
 	tcase_add_test(tc, test_hex);
 	tcase_add_test(tc, test_addf_grows);
 	tcase_add_test(tc, test_nidmap);
-	tcase_add_test(tc, test_manifest_order_and_groups);
-	tcase_add_test(tc, test_manifest_prefix_sorts_first);
+	tcase_add_test(tc, test_nidset);
+	tcase_add_test(tc, test_manifest_streams_and_groups);
+	tcase_add_test(tc, test_manifest_pending_holds_later_lines);
 	tcase_add_test(tc, test_manifest_inode_fields);
 	suite_add_tcase(s, tc);
 	return s;
