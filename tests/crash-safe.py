@@ -48,6 +48,8 @@ import sys
 import tempfile
 import time
 
+from taplib import tap, tap_end
+
 SRCDIR = os.environ.get("srcdir", os.path.dirname(sys.argv[0]) or ".")
 FSCK = os.environ.get("FSCK", "../fsck/fsck.erofs")
 DATA = os.environ.get("EROFS_TEST_DATA", "images")
@@ -71,20 +73,6 @@ CONFIGS = [
     ("-j4 split hidden names", ["-j4"],
      {"EROFS_FSCK_SPLIT": "1", "EROFS_FSCK_TMPFILE": "0"}),
 ]
-
-n_test = 0
-failed = False
-
-
-def tap(ok, what, details=()):
-    global n_test, failed
-    n_test += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n_test, what))
-    for line in [] if ok else list(details)[:10]:
-        print("#   %s" % line)
-    failed |= not ok
-    sys.stdout.flush()
-
 
 def escape(raw):
     return "".join(chr(b) if 0x21 <= b <= 0x7E and b != 0x5C else
@@ -356,8 +344,7 @@ def main():
         without_proc(scratch, image, want)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("1..%d" % n_test)
-    return 1 if failed else 0
+    return tap_end()
 
 
 if __name__ == "__main__":

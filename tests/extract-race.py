@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+from taplib import tap, tap_end
+
 SRCDIR = os.environ.get("srcdir", os.path.dirname(sys.argv[0]) or ".")
 FSCK = os.environ.get("FSCK", "../fsck/fsck.erofs")
 DATA = os.environ.get("EROFS_TEST_DATA", "images")
@@ -44,20 +46,6 @@ SWAP_NODE = os.environ.get("SWAP_NODE", os.path.abspath("fault/swap_node.so"))
 RUNS = int(os.environ.get("RACE_RUNS", "40"))
 NOBODY = 65534
 SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else os.getcwd()
-
-n_test = 0
-failed = False
-
-
-def tap(ok, what, details=()):
-    global n_test, failed
-    n_test += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n_test, what))
-    for line in [] if ok else list(details)[:10]:
-        print("#   %s" % line)
-    failed |= not ok
-    sys.stdout.flush()
-
 
 def find_mkfs():
     path = os.environ.get("MKFS_EROFS") or shutil.which("mkfs.erofs")
@@ -300,8 +288,7 @@ def main():
             tap(True, "swapped nodes # SKIP %s not built" % SWAP_NODE)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("1..%d" % n_test)
-    return 1 if failed else 0
+    return tap_end()
 
 
 if __name__ == "__main__":
