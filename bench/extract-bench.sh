@@ -275,32 +275,10 @@ ensure_tree() {
 		"$tree.recipe")"
 }
 
-# Build (or reuse) WORK/img/tree-CODEC-PC.erofs with mkfs tool MK.
-build_image() {
-	local mk=$1 codec=$2 pc=$3 img cmd
-	img=$WORK/img/tree-$codec-$pc.erofs
-	cmd="$mk -z$codec -C$((${pc%k} * 1024)) -T$EPOCH -U $UUID --quiet"
-	if [ -f "$img" ] && [ "$(cat "$img.cmd" 2>/dev/null)" = "$cmd" ]; then
-		echo "$img"
-		return
-	fi
-	rm -f "$img" "$img.cmd"
-	if $cmd "$img.tmp" "$WORK/tree" >"$WORK/img/mkfs.log" 2>&1; then
-		mv "$img.tmp" "$img"
-		echo "$cmd" >"$img.cmd"
-		echo "$img"
-	else
-		rm -f "$img.tmp"
-		echo "# $cmd failed: see $WORK/img/mkfs.log" >&2
-	fi
-}
-
-# Build (or reuse) WORK/img/NAME.erofs of TREE with mkfs options OPTS.
-build_layout() {
-	local name=$1 tree=$2 img cmd
-	shift 2
-	img=$WORK/img/$name.erofs
-	cmd="$MKFS $* -T$EPOCH --mkfs-time -U $UUID --quiet"
+# Make IMG of TREE with the mkfs command line CMD, or reuse IMG when it was
+# made by the same command; print IMG, or nothing when mkfs failed.
+mkfs_cached() {
+	local img=$1 tree=$2 cmd=$3
 	if [ -f "$img" ] && [ "$(cat "$img.cmd" 2>/dev/null)" = "$cmd" ]; then
 		echo "$img"
 		return
@@ -314,6 +292,23 @@ build_layout() {
 		rm -f "$img.tmp"
 		echo "# $cmd failed: see $WORK/img/mkfs.log" >&2
 	fi
+}
+
+# Build (or reuse) WORK/img/tree-CODEC-PC.erofs with mkfs tool MK.
+build_image() {
+	local mk=$1 codec=$2 pc=$3 img cmd
+	img=$WORK/img/tree-$codec-$pc.erofs
+	cmd="$mk -z$codec -C$((${pc%k} * 1024)) -T$EPOCH -U $UUID --quiet"
+	mkfs_cached "$img" "$WORK/tree" "$cmd"
+}
+
+# Build (or reuse) WORK/img/NAME.erofs of TREE with mkfs options OPTS.
+build_layout() {
+	local name=$1 tree=$2 img cmd
+	shift 2
+	img=$WORK/img/$name.erofs
+	cmd="$MKFS $* -T$EPOCH --mkfs-time -U $UUID --quiet"
+	mkfs_cached "$img" "$tree" "$cmd"
 }
 
 # The layouts of issue 10: live media (lzma, 1 MiB pclusters, every file
