@@ -23,6 +23,7 @@
 #include "manifest.h"
 #include "progress.h"
 #include "report.h"
+#include "select.h"
 #include "strbuf.h"
 #include "walk.h"
 
@@ -51,6 +52,9 @@ enum {
 	OPT_LIST,
 	OPT_JSON,
 	OPT_NO_PROGRESS,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_FILES_FROM,
 };
 
 #define JOBS_MAX 1024
@@ -89,6 +93,9 @@ static const struct option long_options[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -124,6 +131,14 @@ static const char usage_text[] =
 	"  --json                 a JSON report on standard output at the end\n"
 	"                         (counts, ratio, time, every problem)\n"
 	"  --no-progress          no progress line on a terminal\n"
+	"  --include=PATTERN      only entries matching PATTERN (fnmatch; a\n"
+	"                         name without '/' matches any component),\n"
+	"                         with the whole subtree of a directory;\n"
+	"                         repeatable\n"
+	"  --exclude=PATTERN      leave out entries matching PATTERN and what\n"
+	"                         is below them; wins over --include\n"
+	"  --files-from=FILE      only the paths in FILE, one a line ('-':\n"
+	"                         standard input); a missing one is an error\n"
 	"  -h, --help             display this help and exit\n"
 	"\n"
 	"Extraction:\n"
@@ -246,6 +261,41 @@ static bool parse_extract_opt(struct fsck_cfg *cfg, int c)
 	return true;
 }
 
+/* The rules of --include, --exclude and --files-from. */
+static struct select_rules select_rules = SELECT_RULES_INIT;
+
+static void parse_pattern(const char *arg, bool exclude)
+{
+	const char *opt = exclude ? "exclude" : "include";
+	int ret = select_add_pattern(&select_rules, arg, exclude);
+
+	if (ret == -EINVAL) {
+		fprintf(stderr, "%s: --%s=%s: %s\n", PROG, opt, arg,
+			"invalid pattern");
+		exit(FSCK_EXIT_USAGE);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s: --%s=%s: %s\n", PROG, opt, arg,
+			"out of memory while reading the options");
+		exit(FSCK_EXIT_OPERATIONAL);
+	}
+}
+
+static void parse_files_from(const char *arg)
+{
+	unsigned long line;
+	int ret = select_read_names(&select_rules, arg, &line);
+
+	if (ret == -EINVAL)
+		fprintf(stderr, "%s: --files-from=%s: line %lu: %s\n", PROG,
+			arg, line, "a NUL byte in a path");
+	else if (ret < 0)
+		fprintf(stderr, "%s: --files-from=%s: %s\n", PROG, arg,
+			strerror(-ret));
+	if (ret < 0)
+		exit(FSCK_EXIT_OPERATIONAL);
+}
+
 /* Combinations that make no sense. */
 static void check_args(const struct fsck_cfg *cfg)
 {
@@ -331,6 +381,13 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			cfg->no_progress = true;
+			break;
+		case OPT_INCLUDE:
+		case OPT_EXCLUDE:
+			parse_pattern(optarg, c == OPT_EXCLUDE);
+			break;
+		case OPT_FILES_FROM:
+			parse_files_from(optarg);
 			break;
 		case 'j':
 			parse_jobs(cfg, optarg);
@@ -623,9 +680,11 @@ static int walk_image(struct checker *ck, struct report *rep,
 		      struct erofs_ctx *ctx, const struct walk_opts *wo,
 		      struct run_result *res)
 {
+	bool selecting = select_active(&select_rules);
 	struct walk_visitor visitor;
 	struct walk_stats stats = { 0 };
 	struct progress *progress = NULL;
+	struct selector sel;
 	int ret, err;
 
 	if (want_progress(ck->cfg)) {
@@ -636,6 +695,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 	ret = check_special_inodes(ck);
 	if (!ret) {
 		checker_visitor(ck, &visitor);
+		if (selecting)
+			select_start(&sel, &select_rules, &visitor, &visitor);
 		ret = walk_tree(ctx, rep, wo, &visitor, &stats);
 	}
 	err = checker_finish(ck);
@@ -645,7 +706,10 @@ static int walk_image(struct checker *ck, struct report *rep,
 		extract_finish(ck->x, ret || err || ck->stopped || rep->fatal);
 	res->walked = true;
 	res->stats = ck->stats;
-	res->entries = stats.entries + 1;
+	res->entries = selecting ? sel.entries : stats.entries + 1;
+	if (selecting && !ret && !err && !interrupted() &&
+	    select_report_missing(&sel, rep, wo->base) < 0)
+		report_nomem(rep, NULL);
 	if (!ret && !err && ck->manifest && !interrupted()) {
 		ret = manifest_print(ck->manifest);
 		if (ret == -ENOMEM)
@@ -659,6 +723,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 		print_summary(ck, rep, &stats);
 	rep->progress = NULL;
 	progress_stop(progress);
+	if (selecting)
+		select_fini(&sel);
 	return ret ? ret : err;
 }
 
@@ -840,6 +906,7 @@ int main(int argc, char **argv)
 	erofs_image_close(img);
 	report_fini(&rep);
 	free(cfg.devices);
+	select_rules_fini(&select_rules);
 	interrupt_restore();
 	return status;
 }

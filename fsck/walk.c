@@ -195,6 +195,7 @@ static void walk_fill_entry(const struct walker *w, struct walk_entry *e,
 	e->inode = inode;
 	e->depth = depth;
 	e->first = true;
+	e->later = false;
 }
 
 static int walk_collect(void *arg, const struct erofs_dirent *de)
@@ -364,7 +365,8 @@ static int walk_push(struct walker *w, const struct erofs_inode *dir,
  */
 static int walk_enter_dir(struct walker *w, const struct erofs_inode *inode,
 			  uint64_t parent_nid, void *parent_state,
-			  size_t namelen, unsigned int depth, void **state)
+			  size_t namelen, unsigned int depth, bool later,
+			  void **state)
 {
 	struct walk_entry e;
 	struct fsck_loc loc;
@@ -383,10 +385,12 @@ static int walk_enter_dir(struct walker *w, const struct erofs_inode *inode,
 	walk_fill_entry(w, &e, inode, namelen, depth);
 	e.parent_nid = parent_nid;
 	e.parent = parent_state;
+	e.later = later;
 	ret = w->v->entry(w->v->arg, &e, state);
 	if (ret < 0)
 		return ret;
 	if (ret == WALK_SKIP) {
+		w->incomplete = true;
 		if (w->v->dir_done)
 			return w->v->dir_done(w->v->arg, &e, *state);
 		return 0;
@@ -402,7 +406,7 @@ static int walk_visit_dir(struct walker *w, const struct erofs_inode *inode,
 	int ret;
 
 	ret = walk_enter_dir(w, inode, parent_nid, parent_state, namelen,
-			     depth, &state);
+			     depth, false, &state);
 	if (ret <= 0)
 		return ret;
 	return walk_push(w, inode, parent_nid, parent_state, state, namelen,
@@ -444,7 +448,7 @@ static int walk_reach_dir(struct walker *w, size_t idx, bool deferred,
 		return walk_visit_dir(w, inode, parent_nid, parent_state,
 				      namelen, depth);
 	ret = walk_enter_dir(w, inode, parent_nid, parent_state, namelen,
-			     depth, &state);
+			     depth, true, &state);
 	if (ret <= 0)
 		return ret;
 	return walk_defer(w, idx, inode, state);

@@ -50,7 +50,11 @@ struct erofs_inode;
 
 #define WALK_MAX_DEPTH 4096
 
-/* Returned by the entry callback: visit the directory but not its children. */
+/*
+ * Returned by the entry callback: visit the directory but not its
+ * children. Link counts are then not checked against references too few:
+ * the children may hold some.
+ */
 #define WALK_SKIP 1
 
 struct walk_entry {
@@ -73,6 +77,8 @@ struct walk_entry {
 	void *parent;		/* visitor state of the parent, NULL at start */
 	unsigned int depth;	/* 0 for the start */
 	bool first;		/* first reference to this nid (hard links) */
+	/* a directory whose children come after siblings (order above) */
+	bool later;
 };
 
 struct walk_visitor {

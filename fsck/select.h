@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Selection (--include, --exclude, --files-from): which entries every
+ * consumer of the walk (check, list, manifest, extraction, counts) sees.
+ *
+ * Paths are relative to the start of the walk (the root, --path or
+ * --nid). A pattern is matched with fnmatch(3) and FNM_PATHNAME: one
+ * without '/' against each entry's name, so against any component of its
+ * path as the walk goes down; one with '/' against the whole path, a
+ * leading '/' only anchoring it; a trailing '/' makes it match
+ * directories only. A --files-from line is a path, taken literally.
+ *
+ * An entry is excluded when an --exclude pattern matches it: a directory
+ * is then not walked at all. It is selected when nothing is included, or
+ * when it or a directory above it matches an --include pattern or is
+ * named by --files-from; exclude wins. The start is always selected. A
+ * directory that may lead to a selected entry is walked, and handed to
+ * the consumers, with its own metadata, just before the first selected
+ * entry below it: never when nothing below it is selected, except for a
+ * directory whose children come after siblings extending its name
+ * ("a" beside "a.c", walk.h), handed on at its place so that paths stay
+ * in order. A directory that cannot lead to one is not walked.
+ *
+ * Of a hard-linked inode, the first selected name carries its data.
+ */
+#ifndef FSCK_SELECT_H
+#define FSCK_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nidset.h"
+#include "report.h"
+#include "walk.h"
+
+struct select_pattern;
+struct select_name;
+struct select_dir;
+
+struct select_rules {
+	struct select_pattern *pats; /* --include and --exclude */
+	size_t npats;
+	size_t nincludes;
+	struct select_name *names; /* --files-from, sorted */
+	size_t nnames;
+	bool whole; /* --files-from named the start */
+};
+
+/* An empty rule set: selects everything. */
+#define SELECT_RULES_INIT \
+	{                 \
+		0         \
+	}
+
+/*
+ * Add an --include (exclude false) or --exclude pattern. 0, -EINVAL for
+ * a pattern that can match nothing, or -ENOMEM.
+ */
+int select_add_pattern(struct select_rules *r, const char *pat, bool exclude);
+
+/*
+ * Read --files-from FILE ("-": standard input), one path a line. 0 or a
+ * negative errno; *line is the line at fault for -EINVAL (a NUL byte).
+ */
+int select_read_names(struct select_rules *r, const char *file,
+		      unsigned long *line);
+
+/* Whether any rule was given. */
+bool select_active(const struct select_rules *r);
+
+void select_rules_fini(struct select_rules *r);
+
+/* The filter between the walker and a visitor. */
+struct selector {
+	struct select_rules *rules;
+	struct walk_visitor inner;
+	struct nidset emitted; /* non-directories handed on */
+	struct select_dir *dirs; /* walked directories not done */
+	uint64_t entries; /* entries handed on */
+};
+
+/*
+ * Make v, the visitor to give walk_tree(), filtering what goes to inner.
+ */
+void select_start(struct selector *s, struct select_rules *r,
+		  const struct walk_visitor *inner, struct walk_visitor *v);
+
+/*
+ * After a walk that went to its end: report each --files-from path that
+ * it did not meet (an operational failure, exit status 8), under base,
+ * the start's path in the image. 0 or -ENOMEM.
+ */
+int select_report_missing(const struct selector *s, struct report *rep,
+			  const char *base);
+
+void select_fini(struct selector *s);
+
+#endif
