@@ -32,6 +32,11 @@
 #define FD_BUDGET_MIN 8
 /* copy_file_range() per call: short enough to notice a signal soon */
 #define X_COPY_CHUNK (8u << 20)
+/*
+ * --sparse: the unit of a hole, the block size of common filesystems (a
+ * smaller run of zeros would not free a block).
+ */
+#define X_SPARSE_BLOCK 4096
 #define ACL_ACCESS "system.posix_acl_access"
 #define ACL_DEFAULT "system.posix_acl_default"
 /*
@@ -1564,11 +1569,10 @@ int extract_file_create(struct extractor *x, struct report *rep,
 	return fd;
 }
 
-int extract_file_write(struct extractor *x, struct report *rep,
-		       const struct fsck_loc *loc, int fd, const void *buf,
-		       size_t len, uint64_t off)
+static int x_pwrite(struct extractor *x, struct report *rep,
+		    const struct fsck_loc *loc, int fd, const uint8_t *p,
+		    size_t len, uint64_t off)
 {
-	const uint8_t *p = buf;
 	ssize_t n;
 
 	while (len) {
@@ -1589,6 +1593,53 @@ int extract_file_write(struct extractor *x, struct report *rep,
 	return 0;
 }
 
+static bool x_all_zero(const uint8_t *p, size_t len)
+{
+	return !p[0] && !memcmp(p, p + 1, len - 1);
+}
+
+/*
+ * --sparse: write all but the X_SPARSE_BLOCK-aligned blocks of zeros,
+ * which the file, new and empty, already reads as. Only what is written
+ * counts as its end: ftruncate gives it its size at the commit.
+ */
+static int x_write_sparse(struct extractor *x, struct report *rep,
+			  const struct fsck_loc *loc, int fd,
+			  const uint8_t *buf, size_t len, uint64_t off)
+{
+	uint64_t end = off + len, pos = off, data = off, next;
+	int ret;
+
+	for (; pos < end; pos = next) {
+		next = (pos / X_SPARSE_BLOCK + 1) * X_SPARSE_BLOCK;
+		if (next > end)
+			break;
+		if (pos % X_SPARSE_BLOCK ||
+		    !x_all_zero(buf + (pos - off), X_SPARSE_BLOCK))
+			continue;
+		if (data < pos) {
+			ret = x_pwrite(x, rep, loc, fd, buf + (data - off),
+				       (size_t)(pos - data), data);
+			if (ret)
+				return ret;
+		}
+		data = next;
+	}
+	if (data == end)
+		return 0;
+	return x_pwrite(x, rep, loc, fd, buf + (data - off),
+			(size_t)(end - data), data);
+}
+
+int extract_file_write(struct extractor *x, struct report *rep,
+		       const struct fsck_loc *loc, int fd, const void *buf,
+		       size_t len, uint64_t off)
+{
+	if (x->o.sparse && len)
+		return x_write_sparse(x, rep, loc, fd, buf, len, off);
+	return x_pwrite(x, rep, loc, fd, buf, len, off);
+}
+
 int extract_file_copy(struct extractor *x, struct report *rep,
 		      const struct fsck_loc *loc, int fd, int in_fd,
 		      uint64_t pos, size_t len, uint64_t off)
@@ -1597,7 +1648,8 @@ int extract_file_copy(struct extractor *x, struct report *rep,
 	ssize_t n;
 	int err;
 
-	if (__atomic_load_n(&x->no_copy, __ATOMIC_RELAXED))
+	/* copied bytes are data: zeros are only found reading them */
+	if (x->o.sparse || __atomic_load_n(&x->no_copy, __ATOMIC_RELAXED))
 		return 1;
 	while (len) {
 		if (interrupted())

@@ -84,6 +84,7 @@ struct extract_opts {
 	bool owner;		/* set owners */
 	bool perms;		/* modes exactly, else with the umask */
 	bool xattrs;		/* set xattrs */
+	bool sparse;		/* zero blocks become holes */
 	mode_t umask;		/* the user's umask */
 	unsigned int threads;	/* worker threads, for the descriptor budget */
 };

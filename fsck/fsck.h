@@ -20,6 +20,7 @@ struct fsck_cfg {
 	bool force;			/* --force */
 	bool overwrite;			/* --overwrite */
 	bool keep_existing;		/* --keep-existing */
+	bool sparse;  /* --sparse */
 	int preserve_owner;		/* -1: as root only */
 	int preserve_perms;		/* -1: as root only */
 	bool xattrs;			/* --xattrs */

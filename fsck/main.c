@@ -55,6 +55,7 @@ enum {
 	OPT_INCLUDE,
 	OPT_EXCLUDE,
 	OPT_FILES_FROM,
+	OPT_SPARSE,
 };
 
 #define JOBS_MAX 1024
@@ -96,6 +97,7 @@ static const struct option long_options[] = {
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "sparse", no_argument, NULL, OPT_SPARSE },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -161,6 +163,7 @@ static const char usage_text[] =
 	"  --no-preserve-perms    apply your umask to permissions\n"
 	"  --[no-]xattrs          restore extended attributes and ACLs\n"
 	"                         (default off)\n"
+	"  --sparse               aligned 4 KiB blocks of zeros become holes\n"
 	"\n"
 	"Exit status (as fsck(8), added together):\n"
 	"  0   no errors\n"
@@ -254,6 +257,9 @@ static bool parse_extract_opt(struct fsck_cfg *cfg, int c)
 	case OPT_XATTRS:
 	case OPT_NO_XATTRS:
 		cfg->xattrs = c == OPT_XATTRS;
+		break;
+	case OPT_SPARSE:
+		cfg->sparse = true;
 		break;
 	default:
 		return false;
@@ -578,6 +584,7 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 		.perms = cfg->preserve_perms < 0 ? is_root() :
 						   cfg->preserve_perms,
 		.xattrs = cfg->xattrs,
+		.sparse = cfg->sparse,
 		.threads = threads,
 	};
 	struct erofs_inode start;
