@@ -24,6 +24,7 @@
 #include "progress.h"
 #include "report.h"
 #include "select.h"
+#include "spool.h"
 #include "strbuf.h"
 #include "walk.h"
 
@@ -104,8 +105,8 @@ static const struct option long_options[] = {
 
 static const char usage_text[] =
 	"Usage: " PROG " [OPTIONS] IMAGE\n"
-	"Check the integrity of the EROFS filesystem in IMAGE, and optionally\n"
-	"extract it to a directory.\n"
+	"Check the integrity of the EROFS filesystem in IMAGE ('-': standard\n"
+	"input), and optionally extract it to a directory.\n"
 	"\n"
 	"Options:\n"
 	"  -V, --version          print the version number and exit\n"
@@ -316,12 +317,16 @@ static void check_args(const struct fsck_cfg *cfg)
 			    "--manifest and --list cannot be used together");
 	if (d && !*d)
 		usage_error("%s", "--extract= needs a directory");
+	for (unsigned int i = 0; i < cfg->ndevices; i++)
+		if (!strcmp(cfg->devices[i], "-"))
+			usage_error("%s", "--device=-: only IMAGE can be standard input");
 	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
 		usage_error("--extract=%s: extracting to / needs --force", d);
 }
 
 static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 {
+	bool names_stdin = false;	/* --files-from=-, read last */
 	int c;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -393,7 +398,10 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 			parse_pattern(optarg, c == OPT_EXCLUDE);
 			break;
 		case OPT_FILES_FROM:
-			parse_files_from(optarg);
+			if (strcmp(optarg, "-"))
+				parse_files_from(optarg);
+			else
+				names_stdin = true;
 			break;
 		case 'j':
 			parse_jobs(cfg, optarg);
@@ -417,6 +425,10 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 		usage_error("unexpected argument '%s'", argv[optind + 1]);
 	cfg->image = argv[optind];
 	check_args(cfg);
+	if (names_stdin && !strcmp(cfg->image, "-"))
+		usage_error("%s", "--files-from=- and IMAGE - cannot both be standard input");
+	if (names_stdin)
+		parse_files_from("-");
 }
 
 /* PATH without empty components: "/a//b/" -> "a/b". */
@@ -854,24 +866,48 @@ static void write_json(const struct fsck_cfg *cfg, struct report *rep,
 		fprintf(stderr, PROG ": cannot write the JSON report\n");
 }
 
+/* Open IMAGE, or with "-" the image on standard input (spool.h). */
+static int open_image(const struct fsck_cfg *cfg, struct report *rep,
+		      struct erofs_open_opts *oo, struct erofs_image **img)
+{
+	struct fsck_loc loc = { .label = oo->path, .nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	struct erofs_err err;
+	int ret;
+
+	if (!strcmp(cfg->image, "-")) {
+		ret = spool_stdin(rep);
+		if (ret < 0)
+			return ret;
+		oo->use_fd = true;
+		oo->fd = ret;
+	}
+	erofs_err_clear(&err);
+	ret = erofs_image_open(img, oo, &err);
+	if (oo->use_fd && oo->fd != STDIN_FILENO)
+		close(oo->fd);
+	if (ret < 0)
+		report_lib_error(rep, &loc, &err, ret);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct erofs_open_opts oo = { 0 };
 	struct erofs_image *img = NULL;
 	struct run_result res = { 0 };
-	struct fsck_loc loc = { 0 };
 	struct timespec start;
-	struct erofs_err err;
 	struct report rep;
 	struct fsck_cfg cfg;
-	int ret, status, sig;
+	int status, sig;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	parse_args(&cfg, argc, argv);
 	res.jobs = cfg.jobs ? cfg.jobs : default_jobs();
 	/* a file past RLIMIT_FSIZE is a write error, not a signal */
 	signal(SIGXFSZ, SIG_IGN);
-	report_init(&rep, cfg.image, cfg.level);
+	report_init(&rep, strcmp(cfg.image, "-") ? cfg.image : "standard input",
+		    cfg.level);
 	if (cfg.extract_dir)
 		rep.job = "extraction";
 	if (cfg.json && report_keep_log(&rep)) {
@@ -886,19 +922,12 @@ int main(int argc, char **argv)
 	 */
 	interrupt_install(cfg.extract_dir != NULL);
 
-	oo.path = cfg.image;
+	oo.path = rep.image;
 	oo.offset = cfg.offset;
 	oo.devices = cfg.devices;
 	oo.ndevices = cfg.ndevices;
 	oo.no_sbcrc = cfg.no_sbcrc;
-	erofs_err_clear(&err);
-	ret = erofs_image_open(&img, &oo, &err);
-	if (ret < 0) {
-		loc.label = cfg.image;
-		loc.nid = EROFS_NO_NID;
-		loc.offset = EROFS_NO_OFFSET;
-		report_lib_error(&rep, &loc, &err, ret);
-	} else if (!interrupted()) {
+	if (!open_image(&cfg, &rep, &oo, &img) && !interrupted()) {
 		print_image_info(&rep, img);
 		check_image(&cfg, &rep, img, &res);
 	}

@@ -11,8 +11,9 @@
 #define EROFS_MAX_NESTING 2
 
 /* io.c */
-int erofs_io_open(struct erofs_device *dev, const char *path, uint64_t offset,
-		  struct erofs_err *err);
+/* Open path, or when fd >= 0 a copy of fd, which path then names. */
+int erofs_io_open(struct erofs_device *dev, const char *path, int fd,
+		  uint64_t offset, struct erofs_err *err);
 void erofs_io_close(struct erofs_device *dev);
 int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 		   uint64_t pos, struct erofs_err *err);

@@ -28,13 +28,16 @@ static int device_size(int fd, uint64_t *size)
 	return -EINVAL;
 }
 
-int erofs_io_open(struct erofs_device *dev, const char *path, uint64_t offset,
-		  struct erofs_err *err)
+int erofs_io_open(struct erofs_device *dev, const char *path, int fd,
+		  uint64_t offset, struct erofs_err *err)
 {
 	uint64_t size;
 	int ret;
 
-	dev->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		dev->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	else
+		dev->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (dev->fd < 0)
 		return erofs_error(err, -errno, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "cannot open %s: %s", path, strerror(errno));

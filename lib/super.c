@@ -400,7 +400,7 @@ static int open_device(struct erofs_image *img, unsigned int i,
 				  "device %u: bad size of %llu blocks at block %llu",
 				  i, (unsigned long long)dev->blocks,
 				  (unsigned long long)dev->uniaddr);
-	ret = erofs_io_open(dev, path, 0, err);
+	ret = erofs_io_open(dev, path, -1, 0, err);
 	if (ret)
 		return ret;
 	if (dev->size < dev->blocks << img->blkszbits)
@@ -594,7 +594,8 @@ int erofs_image_open(struct erofs_image **out,
 		img->devs[i].fd = -1;
 	img->ndevs = 1;
 	img->plain_lookup = opts->plain_lookup;
-	ret = erofs_io_open(&img->devs[0], opts->path, opts->offset, err);
+	ret = erofs_io_open(&img->devs[0], opts->path,
+			    opts->use_fd ? opts->fd : -1, opts->offset, err);
 	if (!ret)
 		ret = read_superblock(img, opts->no_sbcrc, err);
 	if (!ret)

@@ -44,6 +44,8 @@ struct erofs_open_opts {
 	unsigned int ndevices;
 	bool no_sbcrc;			/* skip the superblock checksum */
 	bool plain_lookup;		/* encoded extents: plain binary search */
+	bool use_fd;			/* read fd (a copy of it): path names it */
+	int fd;
 };
 
 struct erofs_image {
