@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "android.h"
 #include "check.h"
 #include "cost.h"
 #include "erofs/data.h"
@@ -1511,11 +1512,12 @@ static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
 		   (unsigned long long)e->nid, inode->mode,
 		   (unsigned long long)inode->size);
 	check_loc(&loc, e->path, e->pathlen, inode);
-	if (!e->first)
+	ret = ck->android ? android_entry(ck->android, ck->ctx, e, &loc) : 0;
+	if (!ret && !e->first)
 		ret = check_other_name(ck, e, &loc);
-	else if (S_ISREG(inode->mode))
+	else if (!ret && S_ISREG(inode->mode))
 		ret = check_submit_file(ck, e, &loc);
-	else
+	else if (!ret)
 		ret = check_inline(ck, e, &loc, dir_state);
 	report_drain(ck->rep);
 	if (ret == -ENOMEM && !ck->rep->fatal)

@@ -41,6 +41,7 @@
 
 struct erofs_inode;
 struct erofs_pool;
+struct android;
 struct extractor;
 struct manifest;
 struct checker;
@@ -73,6 +74,7 @@ struct checker {
 	struct manifest *manifest;	/* NULL unless --manifest */
 	struct extractor *x;		/* NULL unless --extract=DIR */
 	FILE *list;			/* --list output, or NULL */
+	struct android *android;	/* --fs-config, --file-contexts */
 	struct erofs_pool *pool;
 	struct readahead ra;		/* of the packed inode */
 	struct fsck_worker walker;

@@ -29,6 +29,9 @@ struct fsck_cfg {
 	bool list;			/* --list */
 	bool json;			/* --json */
 	bool no_progress;		/* --no-progress */
+	const char *fs_config;		/* --fs-config=FILE */
+	const char *file_contexts;	/* --file-contexts=FILE */
+	const char *mount_point;	/* --mount-point=PREFIX */
 	bool ratio;			/* -p */
 	unsigned int jobs;		/* -j, 0 for the default */
 	int level;			/* -d */

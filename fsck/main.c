@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "android.h"
 #include "check.h"
 #include "erofs/decompress.h"
 #include "erofs/dir.h"
@@ -57,6 +58,9 @@ enum {
 	OPT_EXCLUDE,
 	OPT_FILES_FROM,
 	OPT_SPARSE,
+	OPT_FS_CONFIG,
+	OPT_FILE_CONTEXTS,
+	OPT_MOUNT_POINT,
 };
 
 #define JOBS_MAX 1024
@@ -99,6 +103,9 @@ static const struct option long_options[] = {
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 	{ "sparse", no_argument, NULL, OPT_SPARSE },
+	{ "fs-config", required_argument, NULL, OPT_FS_CONFIG },
+	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
+	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -142,6 +149,12 @@ static const char usage_text[] =
 	"                         is below them; wins over --include\n"
 	"  --files-from=FILE      only the paths in FILE, one a line ('-':\n"
 	"                         standard input); a missing one is an error\n"
+	"  --fs-config=FILE       write Android's fs_config of the entries\n"
+	"                         (path, owner, mode, capabilities) to FILE\n"
+	"  --file-contexts=FILE   write their SELinux labels to FILE, in\n"
+	"                         file_contexts form\n"
+	"  --mount-point=PREFIX   the paths of both start with PREFIX\n"
+	"                         (default /)\n"
 	"  -h, --help             display this help and exit\n"
 	"\n"
 	"Extraction:\n"
@@ -317,6 +330,10 @@ static void check_args(const struct fsck_cfg *cfg)
 			    "--manifest and --list cannot be used together");
 	if (d && !*d)
 		usage_error("%s", "--extract= needs a directory");
+	if (cfg->mount_point && (*cfg->mount_point != '/' ||
+				 strpbrk(cfg->mount_point, " \t\n\v\f\r")))
+		usage_error("--mount-point=%s: an absolute path without white space",
+			    cfg->mount_point);
 	for (unsigned int i = 0; i < cfg->ndevices; i++)
 		if (!strcmp(cfg->devices[i], "-"))
 			usage_error("%s", "--device=-: only IMAGE can be standard input");
@@ -392,6 +409,15 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			cfg->no_progress = true;
+			break;
+		case OPT_FS_CONFIG:
+			cfg->fs_config = optarg;
+			break;
+		case OPT_FILE_CONTEXTS:
+			cfg->file_contexts = optarg;
+			break;
+		case OPT_MOUNT_POINT:
+			cfg->mount_point = optarg;
 			break;
 		case OPT_INCLUDE:
 		case OPT_EXCLUDE:
@@ -610,6 +636,18 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 	return extract_open(x, &o, rep, is_dir);
 }
 
+static int open_android(const struct fsck_cfg *cfg, struct report *rep,
+			struct android **android)
+{
+	struct android_opts o = {
+		.fs_config = cfg->fs_config,
+		.file_contexts = cfg->file_contexts,
+		.mount_point = cfg->mount_point,
+	};
+
+	return android_open(android, &o, rep);
+}
+
 static int make_pool(struct checker *ck, struct report *rep,
 		     unsigned int threads, struct erofs_pool **pool)
 {
@@ -779,12 +817,13 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	unsigned int threads = pool_threads(cfg, img, res->jobs);
 	struct manifest *manifest = NULL;
 	struct extractor *x = NULL;
+	struct android *android = NULL;
 	struct erofs_pool *pool = NULL;
 	struct walk_opts wo;
 	struct erofs_ctx ctx;
 	struct checker ck;
 	char *base = NULL;
-	int ret;
+	int ret, err;
 
 	ret = set_frag_cache_budget(rep, img);
 	if (ret < 0)
@@ -806,10 +845,13 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	ret = choose_start(&ctx, rep, cfg, &wo, &base);
 	if (!ret && cfg->extract_dir)
 		ret = open_extractor(cfg, rep, &ctx, &wo, threads, &x);
+	if (!ret && (cfg->fs_config || cfg->file_contexts))
+		ret = open_android(cfg, rep, &android);
 	if (ret)
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, manifest, x,
 		     cfg->list ? stdout : NULL);
+	ck.android = android;
 	ret = make_pool(&ck, rep, threads, &pool);
 	if (!ret) {
 		checker_set_pool(&ck, pool);
@@ -829,11 +871,12 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	}
 	checker_fini(&ck);
 out:
+	err = android_close(android);
 	extract_close(x);
 	free(base);
 	manifest_free(manifest);
 	erofs_ctx_fini(&ctx);
-	return ret;
+	return ret ? ret : err;
 }
 
 static double seconds_since(const struct timespec *start)
