@@ -749,13 +749,12 @@ static int walk_image(struct checker *ck, struct report *rep,
 					  ctx->img->inos);
 		rep->progress = progress;
 	}
+	checker_visitor(ck, &visitor);
+	if (selecting)
+		select_start(&sel, &select_rules, &visitor, &visitor);
 	ret = check_special_inodes(ck);
-	if (!ret) {
-		checker_visitor(ck, &visitor);
-		if (selecting)
-			select_start(&sel, &select_rules, &visitor, &visitor);
+	if (!ret)
 		ret = walk_tree(ctx, rep, wo, &visitor, &stats);
-	}
 	err = checker_finish(ck);
 	if (!ret && !err && !ck->stopped)
 		ret = check_packed_rest(ck);
