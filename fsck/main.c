@@ -751,7 +751,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 	}
 	checker_visitor(ck, &visitor);
 	if (selecting)
-		select_start(&sel, &select_rules, &visitor, &visitor);
+		select_start(&sel, &select_rules, ctx, &visitor, &visitor);
 	ret = check_special_inodes(ck);
 	if (!ret)
 		ret = walk_tree(ctx, rep, wo, &visitor, &stats);

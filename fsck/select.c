@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "erofs/dir.h"
+#include "erofs/image.h"
 #include "erofs/inode.h"
 #include "select.h"
 #include "strbuf.h"
@@ -252,14 +254,15 @@ static size_t select_lower_bound(const struct select_rules *r, const char *path)
 	return lo;
 }
 
-/* Whether --files-from names path; it is then marked as found. */
-static bool select_named(struct select_rules *r, const char *path)
+/* Whether --files-from names path; with mark, it is then met. */
+static bool select_named(struct select_rules *r, const char *path, bool mark)
 {
 	size_t i = select_lower_bound(r, path);
 
 	if (i == r->nnames || strcmp(r->names[i].path, path))
 		return false;
-	r->names[i].found = true;
+	if (mark)
+		r->names[i].found = true;
 	return true;
 }
 
@@ -297,20 +300,23 @@ static bool select_may_lead(const struct select_pattern *p,
 	return !fnmatch(p->prefixes[e->depth - 1], e->rel, FNM_PATHNAME);
 }
 
-static enum select_verdict select_judge(struct selector *s,
-					const struct walk_entry *e,
-					const struct select_dir *parent)
+/*
+ * The verdict on e, below a directory whose whole tree is selected or not
+ * (inc). mark: a --files-from name that e is counts as met.
+ */
+static enum select_verdict select_judge(struct select_rules *r,
+					const struct walk_entry *e, bool inc,
+					bool mark)
 {
-	struct select_rules *r = s->rules;
 	bool dir = S_ISDIR(e->inode->mode);
-	bool named = r->nnames && select_named(r, e->rel);
+	bool named = r->nnames && select_named(r, e->rel, mark);
 	bool maybe = false;
 	size_t i;
 
 	for (i = 0; i < r->npats; i++)
 		if (r->pats[i].exclude && select_matches(&r->pats[i], e, dir))
 			return SELECT_EXCLUDED;
-	if (parent->inc || named)
+	if (inc || named)
 		return SELECT_YES;
 	for (i = 0; i < r->npats; i++) {
 		if (r->pats[i].exclude)
@@ -417,6 +423,249 @@ static int select_emit_chain(struct selector *s, struct select_dir *parent)
 	return 0;
 }
 
+/*
+ * Probes. A directory that may lead to a match but is descended after
+ * siblings (walk_entry.later) would be handed on after them, out of
+ * order, if it were kept until something below it is selected: its
+ * subtree is scanned first, by names, to know. What a scan learns is
+ * kept by nid, so that no directory is scanned twice for nothing: a
+ * directory scanned whole without a match is barren (pruned when the walk
+ * reaches it), those above a match are fertile.
+ */
+enum select_scan {
+	SELECT_SEEN = 1, /* being scanned */
+	SELECT_BARREN,
+	SELECT_FERTILE,
+};
+
+/* A subdirectory a scan is still to go into. */
+struct probe_kid {
+	uint64_t nid;
+	char *name;
+	uint8_t namelen;
+};
+
+/* A directory being scanned. */
+struct probe_frame {
+	uint64_t nid;
+	size_t pathlen;
+	unsigned int depth;
+	struct probe_kid *kids;
+	size_t nkids, cap, next;
+};
+
+struct probe {
+	struct selector *s;
+	struct strbuf path; /* from the start of the walk */
+	struct probe_frame *frames;
+	size_t nframes, cap;
+	bool found; /* a match, or something the walk must see */
+};
+
+static uint8_t select_probed(const struct selector *s, uint64_t nid)
+{
+	const uint8_t *v = nidmap_find(&s->probed, nid);
+
+	return v ? *v : 0;
+}
+
+static int select_mark(struct selector *s, uint64_t nid, uint8_t state)
+{
+	int added;
+	uint8_t *v = nidmap_get(&s->probed, nid, &added);
+
+	if (!v)
+		return -ENOMEM;
+	*v = state;
+	return 0;
+}
+
+/* The path of an entry, name, in the directory whose path is len long. */
+static void probe_path(struct strbuf *sb, size_t len, const char *name,
+		       size_t namelen)
+{
+	sb->len = len;
+	if (len)
+		sb_addc(sb, '/');
+	sb_add(sb, name, namelen);
+}
+
+static int probe_add_kid(struct probe_frame *f, const struct erofs_dirent *de)
+{
+	struct probe_kid *k;
+
+	if (f->nkids == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 8;
+
+		k = realloc(f->kids, cap * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		f->kids = k;
+		f->cap = cap;
+	}
+	k = &f->kids[f->nkids];
+	k->name = strndup(de->name, de->namelen);
+	if (!k->name)
+		return -ENOMEM;
+	k->nid = de->nid;
+	k->namelen = de->namelen;
+	f->nkids++;
+	return 0;
+}
+
+static int probe_dirent(void *arg, const struct erofs_dirent *de)
+{
+	struct probe *p = arg;
+	struct probe_frame *f = &p->frames[p->nframes - 1];
+	struct erofs_inode inode = { 0 };
+	struct walk_entry e = { 0 };
+	enum select_verdict v;
+	int ret = 0;
+
+	/* without a type, only the walk can tell */
+	if (de->file_type == EROFS_FT_UNKNOWN) {
+		p->found = true;
+		return 1;
+	}
+	probe_path(&p->path, f->pathlen, de->name, de->namelen);
+	if (p->path.failed)
+		return -ENOMEM;
+	inode.mode = de->file_type == EROFS_FT_DIR ? S_IFDIR : S_IFREG;
+	e.rel = p->path.s;
+	e.rellen = p->path.len;
+	e.name = e.rel + e.rellen - de->namelen;
+	e.namelen = de->namelen;
+	e.inode = &inode;
+	e.depth = f->depth + 1;
+	v = select_judge(p->s->rules, &e, false, false);
+	if (v == SELECT_YES) {
+		p->found = true;
+		ret = 1;
+	} else if (v == SELECT_MAYBE) {
+		ret = probe_add_kid(f, de);
+	}
+	return ret;
+}
+
+/*
+ * Scan directory inode at depth, whose path is in p->path: judge its
+ * entries, keep the subdirectories that may lead to a match. What cannot
+ * be read is left for the walk to report: the scan then counts as found.
+ */
+static int probe_push(struct probe *p, const struct erofs_inode *inode,
+		      unsigned int depth)
+{
+	struct erofs_ctx *ctx = p->s->ctx;
+	struct probe_frame *f;
+	int ret;
+
+	if (depth >= WALK_MAX_DEPTH) {
+		p->found = true;
+		return 0;
+	}
+	if (p->nframes == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+
+		f = realloc(p->frames, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		p->frames = f;
+		p->cap = cap;
+	}
+	f = &p->frames[p->nframes++];
+	memset(f, 0, sizeof(*f));
+	f->nid = inode->nid;
+	f->pathlen = p->path.len;
+	f->depth = depth;
+	ret = select_mark(p->s, inode->nid, SELECT_SEEN);
+	if (!ret)
+		ret = erofs_dir_iterate(ctx, inode, EROFS_NO_NID, probe_dirent,
+					p);
+	erofs_err_clear(&ctx->err);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0)
+		p->found = true;
+	return 0;
+}
+
+static void probe_pop(struct probe *p)
+{
+	struct probe_frame *f = &p->frames[--p->nframes];
+	size_t i;
+
+	for (i = 0; i < f->nkids; i++)
+		free(f->kids[i].name);
+	free(f->kids);
+}
+
+/* Go into the next subdirectory of the top frame, or finish the frame. */
+static int probe_step(struct probe *p)
+{
+	struct probe_frame *f = &p->frames[p->nframes - 1];
+	struct erofs_ctx *ctx = p->s->ctx;
+	struct erofs_inode inode;
+	struct probe_kid *k;
+	int ret;
+
+	if (f->next == f->nkids) {
+		ret = select_mark(p->s, f->nid, SELECT_BARREN);
+		probe_pop(p);
+		return ret;
+	}
+	k = &f->kids[f->next++];
+	switch (select_probed(p->s, k->nid)) {
+	case SELECT_FERTILE:
+		p->found = true;
+		/* fall through */
+	case SELECT_SEEN:
+	case SELECT_BARREN:
+		return 0;
+	}
+	probe_path(&p->path, f->pathlen, k->name, k->namelen);
+	if (p->path.failed)
+		return -ENOMEM;
+	ret = erofs_read_inode(ctx, k->nid, &inode);
+	erofs_err_clear(&ctx->err);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0 || !S_ISDIR(inode.mode)) {
+		p->found = true;
+		return 0;
+	}
+	return probe_push(p, &inode, f->depth + 1);
+}
+
+/*
+ * Whether something below directory e, which may lead to a match, is
+ * selected: 1, 0, or a negative errno. Only a directory descended after
+ * siblings is scanned; the others are kept until the walk knows.
+ */
+static int select_leads(struct selector *s, const struct walk_entry *e)
+{
+	struct probe p = { .s = s, .path = STRBUF_INIT };
+	uint8_t state = select_probed(s, e->nid);
+	int ret;
+
+	if (state == SELECT_BARREN)
+		return 0;
+	if (!e->later || state == SELECT_FERTILE)
+		return 1;
+	sb_add(&p.path, e->rel, e->rellen);
+	ret = p.path.failed ? -ENOMEM : probe_push(&p, e->inode, e->depth);
+	while (!ret && !p.found && p.nframes)
+		ret = probe_step(&p);
+	while (p.nframes) {
+		if (!ret && p.found)
+			ret = select_mark(s, p.frames[p.nframes - 1].nid,
+					  SELECT_FERTILE);
+		probe_pop(&p);
+	}
+	free(p.frames);
+	sb_release(&p.path);
+	return ret < 0 ? ret : p.found;
+}
+
 static int select_entry(void *arg, const struct walk_entry *e, void **dir_state)
 {
 	struct selector *s = arg;
@@ -427,7 +676,14 @@ static int select_entry(void *arg, const struct walk_entry *e, void **dir_state)
 	int ret;
 
 	if (e->depth)
-		v = select_judge(s, e, parent);
+		v = select_judge(s->rules, e, parent->inc, true);
+	if (v == SELECT_MAYBE) {
+		ret = select_leads(s, e);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			v = SELECT_NO;
+	}
 	if (v == SELECT_NO || v == SELECT_EXCLUDED)
 		return WALK_SKIP;
 	if (S_ISDIR(e->inode->mode)) {
@@ -476,9 +732,12 @@ static int select_dir_done(void *arg, const struct walk_entry *e,
 }
 
 void select_start(struct selector *s, struct select_rules *r,
-		  const struct walk_visitor *inner, struct walk_visitor *v)
+		  struct erofs_ctx *ctx, const struct walk_visitor *inner,
+		  struct walk_visitor *v)
 {
 	s->rules = r;
+	s->ctx = ctx;
+	nidmap_init(&s->probed, sizeof(uint8_t));
 	s->inner = *inner;
 	nidset_init(&s->emitted);
 	s->dirs = NULL;
@@ -522,4 +781,5 @@ void select_fini(struct selector *s)
 	while (s->dirs)
 		select_dir_free(s, s->dirs);
 	nidset_fini(&s->emitted);
+	nidmap_fini(&s->probed);
 }

@@ -16,10 +16,11 @@
  * named by --files-from; exclude wins. The start is always selected. A
  * directory that may lead to a selected entry is walked, and handed to
  * the consumers, with its own metadata, just before the first selected
- * entry below it: never when nothing below it is selected, except for a
- * directory whose children come after siblings extending its name
- * ("a" beside "a.c", walk.h), handed on at its place so that paths stay
- * in order. A directory that cannot lead to one is not walked.
+ * entry below it, never when nothing below it is selected. One whose
+ * children come after siblings extending its name ("a" beside "a.c",
+ * walk.h) must be handed on at its place, for paths to stay in order: its
+ * subtree is scanned ahead, by names, to know whether it leads to a
+ * match. A directory that cannot lead to one is not walked.
  *
  * Of a hard-linked inode, the first selected name carries its data.
  */
@@ -34,6 +35,7 @@
 #include "report.h"
 #include "walk.h"
 
+struct erofs_ctx;
 struct select_pattern;
 struct select_name;
 struct select_dir;
@@ -74,17 +76,21 @@ void select_rules_fini(struct select_rules *r);
 /* The filter between the walker and a visitor. */
 struct selector {
 	struct select_rules *rules;
+	struct erofs_ctx *ctx; /* the walker's */
 	struct walk_visitor inner;
 	struct nidset emitted; /* non-directories handed on */
+	struct nidmap probed; /* nid -> what a scan learnt */
 	struct select_dir *dirs; /* walked directories not done */
 	uint64_t entries; /* entries handed on */
 };
 
 /*
- * Make v, the visitor to give walk_tree(), filtering what goes to inner.
+ * Make v, the visitor to give walk_tree(), filtering what goes to inner;
+ * ctx is the walker's, to scan ahead.
  */
 void select_start(struct selector *s, struct select_rules *r,
-		  const struct walk_visitor *inner, struct walk_visitor *v);
+		  struct erofs_ctx *ctx, const struct walk_visitor *inner,
+		  struct walk_visitor *v);
 
 /*
  * After a walk that went to its end: report each --files-from path that

@@ -8,7 +8,7 @@
 #    one for directories only;
 #  - a directory excluded, or included, with its whole subtree; exclude
 #    wins over include; directories that lead to no selected entry left
-#    out, but for one whose children come after its siblings;
+#    out, one whose children come after its siblings included;
 #  - --files-from (from a file and from standard input) with a path that
 #    is not in the image: named on stderr, exit 8, the rest still done;
 #  - patterns relative to --path;
@@ -139,22 +139,28 @@ case_ "exclude wins over include" 0 ". a-b a-b/q.c a.c b b/keep.c b/x-link.c" \
 case_ "exclude within an included directory" 0 \
 	". b b/deep b/deep/er b/keep.c b/x-link.c" --include=/b --exclude='*.o' \
 	"$img"
-# a, whose children come after a-b and a.c, is handed on at its place in
-# case something below it is selected (select.h)
-case_ "a directory descended after its siblings" 0 \
-	". a b b/deep b/deep/er b/keep.c b/x-link.c" --include=b --exclude='*.o' \
+# a, whose children come after a-b and a.c, is scanned ahead to know
+# whether to hand it on at its place
+case_ "a directory descended after its siblings, nothing below it" 0 \
+	". b b/deep b/deep/er b/keep.c b/x-link.c" --include=b --exclude='*.o' \
 	"$img"
+case_ "a directory descended after its siblings, a match below it" 0 \
+	". a a/sub a/sub/y.h" --include=y.h "$img"
 case_ "patterns relative to --path" 0 ". sub sub/y.h" --path=/a \
 	--include=/sub "$img"
 
-printf '%s\n' a/sub/y.h /nope/x ./b//x-link.c >"$scratch/names"
+printf '%s\n' a/sub/y.h /nope/x ./b//x-link.c a/sub/none >"$scratch/names"
 case_ "--files-from, a path not in the image" 8 \
 	". a a/sub a/sub/y.h b b/x-link.c" --files-from="$scratch/names" "$img"
-if grep -q '/nope/x: named by --files-from, not in the image' "$err"; then
+if grep -q '/nope/x: named by --files-from, not in the image' "$err" &&
+	grep -q '/a/sub/none: named by --files-from, not in the image' "$err"; then
 	ok "--files-from: the missing path named"
 else
 	not_ok "--files-from: the missing path named"
 fi
+printf 'a/nothing\n' >"$scratch/names"
+case_ "--files-from, a missing path below a directory scanned ahead" 8 "." \
+	--files-from="$scratch/names" "$img"
 got=$(printf 'b/keep.c\n' | "$FSCK" --list --files-from=- "$img" 2>"$err" |
 	awk '{ print $6 }')
 if [ "$got" = "$(printf '.\nb\nb/keep.c')" ]; then
