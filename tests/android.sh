@@ -17,37 +17,18 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP not root: cannot set owners and security xattrs"
 	exit 77
 fi
-for tool in mkfs.erofs setfattr; do
-	command -v $tool >/dev/null || {
-		echo "1..0 # SKIP $tool not found"
-		exit 77
-	}
-done
+need_tools mkfs.erofs setfattr
 make_scratch
 err=$scratch/err
 out=$scratch/out
-n=0
-
-ok()
-{
-	n=$((n + 1))
-	echo "ok $n - $*"
-}
-
-not_ok()
-{
-	n=$((n + 1))
-	echo "not ok $n - $*"
-	show "$err"
-}
 
 # same NAME FILE EXPECTED: FILE holds the text EXPECTED.
 same()
 {
 	if [ "$(cat "$2" 2>/dev/null)" = "$3" ]; then
-		ok "$1"
+		tap_ok "$1"
 	else
-		not_ok "$1"
+		tap_not_ok "$1"
 		sed 's/^/#   got: /' "$2"
 	fi
 }
@@ -96,8 +77,7 @@ contexts='/ u:object_r:rootfs:s0
 
 run_fsck "$out" "$err" --fs-config="$scratch/fs_config" \
 	--file-contexts="$scratch/file_contexts" "$img"
-rc=$?
-[ "$rc" -eq 0 ] && ok "exit 0" || not_ok "exit $rc"
+tap_status "exit 0" 0 $?
 same "fs_config" "$scratch/fs_config" "$fsconfig"
 same "file_contexts" "$scratch/file_contexts" "$contexts"
 
@@ -124,7 +104,7 @@ if mkfs.erofs --help 2>&1 | grep -q -- --file-contexts; then
 	same "mkfs.erofs --file-contexts takes it back" "$scratch/again" \
 		"$contexts"
 else
-	ok "mkfs.erofs --file-contexts # SKIP this mkfs.erofs has none"
+	tap_ok "mkfs.erofs --file-contexts # SKIP this mkfs.erofs has none"
 fi
 
 space=$scratch/space
@@ -133,25 +113,15 @@ echo a >"$space/a b"
 echo c >"$space/c"
 mkfs.erofs -T0 "$scratch/space.erofs" "$space" >"$err" 2>&1 || exit 99
 run_fsck "$out" "$err" --fs-config="$scratch/fs_config" "$scratch/space.erofs"
-rc=$?
-if [ "$rc" -eq 8 ] && grep -q '/a.x20b: .*white space' "$err"; then
-	ok "a path with white space: exit 8, named"
-else
-	not_ok "a path with white space: exit $rc"
-fi
+tap_status "a path with white space: exit 8, named" 8 $? \
+	'/a.x20b: .*white space'
 same "a path with white space: the rest written" "$scratch/fs_config" \
 	"$(printf '/ 0 0 755 capabilities=0x0\nc 0 0 644 capabilities=0x0')"
 
 run_fsck "$out" "$err" --fs-config="$scratch/none/fs_config" "$img"
-rc=$?
-if [ "$rc" -eq 8 ] && grep -q "$scratch/none/fs_config" "$err"; then
-	ok "an uncreatable --fs-config: exit 8, named"
-else
-	not_ok "an uncreatable --fs-config: exit $rc"
-fi
+tap_status "an uncreatable --fs-config: exit 8, named" 8 $? \
+	"$scratch/none/fs_config"
 run_fsck "$out" "$err" --fs-config="$scratch/fs_config" --mount-point=system \
 	"$img"
-rc=$?
-[ "$rc" -eq 16 ] && ok "a relative --mount-point: exit 16" ||
-	not_ok "a relative --mount-point: exit $rc"
-echo "1..$n"
+tap_status "a relative --mount-point: exit 16" 16 $?
+tap_plan

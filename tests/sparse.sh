@@ -12,26 +12,9 @@ set -u
 # shellcheck source=testlib.sh
 . "${srcdir:-$(dirname "$0")}/testlib.sh"
 
-command -v mkfs.erofs >/dev/null || {
-	echo "1..0 # SKIP mkfs.erofs not found"
-	exit 77
-}
+need_tools mkfs.erofs
 make_scratch
 err=$scratch/err
-n=0
-
-ok()
-{
-	n=$((n + 1))
-	echo "ok $n - $*"
-}
-
-not_ok()
-{
-	n=$((n + 1))
-	echo "not ok $n - $*"
-	show "$err"
-}
 
 tree=$scratch/tree
 mkdir "$tree" || exit 99
@@ -52,7 +35,7 @@ for name, parts in (("head", [(0, b"head")]),
 for z in "" -zlz4; do
 	img=$scratch/sparse${z:--plain}.erofs
 	mkfs.erofs $z -T0 "$img" "$tree" >"$err" 2>&1 || {
-		not_ok "mkfs.erofs $z"
+		tap_not_ok "mkfs.erofs $z"
 		continue
 	}
 	for j in -j1 -j2; do
@@ -63,7 +46,7 @@ for z in "" -zlz4; do
 		rc=$?
 		what="${z:-uncompressed} $j"
 		if [ "$rc" -ne 0 ]; then
-			not_ok "$what: exit $rc"
+			tap_not_ok "$what: exit $rc"
 			continue
 		fi
 		for f in head middle tail zeros; do
@@ -71,11 +54,11 @@ for z in "" -zlz4; do
 			used=$(($(stat -c %b "$out/$f") * $(stat -c %B "$out/$f")))
 			if cmp -s "$tree/$f" "$out/$f" &&
 				[ $((used * 16)) -lt "$size" ]; then
-				ok "$what: $f: same content, $used of $size bytes allocated"
+				tap_ok "$what: $f: same content, $used of $size bytes allocated"
 			else
-				not_ok "$what: $f: $used of $size bytes allocated"
+				tap_not_ok "$what: $f: $used of $size bytes allocated"
 			fi
 		done
 	done
 done
-echo "1..$n"
+tap_plan

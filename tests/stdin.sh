@@ -13,34 +13,6 @@ set -u
 
 make_scratch
 err=$scratch/err
-n=0
-
-ok()
-{
-	n=$((n + 1))
-	echo "ok $n - $*"
-}
-
-not_ok()
-{
-	n=$((n + 1))
-	echo "not ok $n - $*"
-	show "$err"
-}
-
-# check NAME STATUS CMD...: CMD exits with STATUS.
-check()
-{
-	local name=$1 want=$2 rc
-	shift 2
-	"$@"
-	rc=$?
-	if [ "$rc" -eq "$want" ]; then
-		ok "$name"
-	else
-		not_ok "$name: exit $rc, not $want"
-	fi
-}
 
 resolve lz4hc-default.erofs || exit 99
 img=$path
@@ -56,9 +28,9 @@ same()
 {
 	local name=$1 rc=$2
 	if [ "$rc" -eq 0 ] && cmp -s "$want" "$scratch/got"; then
-		ok "$name"
+		tap_ok "$name"
 	else
-		not_ok "$name (exit $rc)"
+		tap_not_ok "$name (exit $rc)"
 	fi
 }
 
@@ -67,9 +39,9 @@ same "a redirected file" $?
 TMPDIR=$tmp "$FSCK" --manifest - < <(cat "$img") >"$scratch/got" 2>"$err"
 same "a pipe" $?
 if [ -z "$(ls -A "$tmp")" ]; then
-	ok "nothing left in \$TMPDIR"
+	tap_ok "nothing left in \$TMPDIR"
 else
-	not_ok "nothing left in \$TMPDIR: $(ls -A "$tmp")"
+	tap_not_ok "nothing left in \$TMPDIR: $(ls -A "$tmp")"
 fi
 off=$scratch/offset.img
 { head -c 8192 /dev/zero; cat "$img"; } >"$off"
@@ -80,31 +52,25 @@ TMPDIR=$tmp "$FSCK" --manifest --offset=8192 - < <(cat "$off") \
 same "--offset, a pipe" $?
 
 cat "$img" | TMPDIR=$scratch/none "$FSCK" - >/dev/null 2>"$err"
-rc=${PIPESTATUS[1]}
-if [ "$rc" -eq 8 ] && grep -q "$scratch/none" "$err"; then
-	ok "\$TMPDIR missing: exit 8, named"
-else
-	not_ok "\$TMPDIR missing: exit $rc"
-fi
+tap_status "\$TMPDIR missing: exit 8, named" 8 "${PIPESTATUS[1]}" \
+	"$scratch/none"
 
 small=$scratch/small
 mkdir "$small"
 if [ "$(id -u)" -ne 0 ]; then
-	ok "\$TMPDIR full # SKIP not root"
+	tap_ok "\$TMPDIR full # SKIP not root"
 elif ! mount -t tmpfs -o size=64k tmpfs "$small" 2>"$err"; then
-	ok "\$TMPDIR full # SKIP cannot mount a tmpfs: $(head -n1 "$err")"
+	tap_ok "\$TMPDIR full # SKIP cannot mount a tmpfs: $(head -n1 "$err")"
 else
 	cat "$img" | TMPDIR=$small "$FSCK" - >/dev/null 2>"$err"
 	rc=${PIPESTATUS[1]}
 	umount "$small"
-	if [ "$rc" -eq 8 ] && grep -q "$small.*No space left" "$err"; then
-		ok "\$TMPDIR full: exit 8, named"
-	else
-		not_ok "\$TMPDIR full: exit $rc"
-	fi
+	tap_status "\$TMPDIR full: exit 8, named" 8 "$rc" \
+		"$small.*No space left"
 fi
 
-check "--device=-: usage error" 16 "$FSCK" --device=- "$img" 2>"$err"
-check "--files-from=- with IMAGE -: usage error" 16 \
-	"$FSCK" --files-from=- - <"$img" 2>"$err"
-echo "1..$n"
+"$FSCK" --device=- "$img" 2>"$err"
+tap_status "--device=-: usage error" 16 $? --device=-
+"$FSCK" --files-from=- - <"$img" 2>"$err"
+tap_status "--files-from=- with IMAGE -: usage error" 16 $? standard
+tap_plan

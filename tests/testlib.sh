@@ -76,3 +76,48 @@ show()
 {
 	head -n "${2:-20}" "$1" | sed 's/^/#   /'
 }
+
+# need_tools TOOL...: skip the whole test (exit 77) unless each is there.
+need_tools()
+{
+	local tool
+
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null && continue
+		echo "1..0 # SKIP $tool not found"
+		exit 77
+	done
+}
+
+# TAP lines numbered in tap_n: tap_ok NAME, tap_not_ok NAME (then the
+# start of $err), tap_plan at the end.
+tap_n=0
+
+tap_ok()
+{
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $*"
+}
+
+tap_not_ok()
+{
+	tap_n=$((tap_n + 1))
+	echo "not ok $tap_n - $*"
+	show "$err"
+}
+
+tap_plan()
+{
+	echo "1..$tap_n"
+}
+
+# tap_status NAME WANT RC [REGEX]: ok when the exit status RC is WANT and
+# $err matches REGEX.
+tap_status()
+{
+	if [ "$3" -eq "$2" ] && { [ $# -lt 4 ] || grep -q -- "$4" "$err"; }; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1 (exit $3)"
+	fi
+}
