@@ -71,7 +71,9 @@ int android_open(struct android **out, const struct android_opts *o,
 	int ret;
 
 	*out = NULL;
-	if (!a || !(a->prefix = android_prefix(o->mount_point))) {
+	if (a)
+		a->prefix = android_prefix(o->mount_point);
+	if (!a || !a->prefix) {
 		free(a);
 		report_nomem(rep, NULL);
 		return -ENOMEM;

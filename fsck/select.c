@@ -15,9 +15,9 @@
 struct select_pattern {
 	char *pat; /* without a leading or a trailing '/' */
 	/*
-	 * A pattern with '/': its first 1 .. ncomp - 1 components, which
-	 * the directories that may lead to a match match (FNM_PATHNAME
-	 * keeps '*' and '?' within a component).
+	 * A pattern with '/': its first 1 .. ncomp - 1 components. A
+	 * directory at depth d may lead to a match only if it matches the
+	 * first d (FNM_PATHNAME keeps '*' and '?' within a component).
 	 */
 	char **prefixes;
 	size_t ncomp;
