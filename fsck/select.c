@@ -214,6 +214,7 @@ int select_read_names(struct select_rules *r, const char *file,
 
 	if (!f)
 		return -errno;
+	r->listed = true;
 	errno = 0;
 	ret = select_read_lines(r, f, line);
 	if (f != stdin)
@@ -224,7 +225,7 @@ int select_read_names(struct select_rules *r, const char *file,
 
 bool select_active(const struct select_rules *r)
 {
-	return r->npats || r->nnames || r->whole;
+	return r->npats || r->listed;
 }
 
 void select_rules_fini(struct select_rules *r)
@@ -335,7 +336,7 @@ static enum select_verdict select_judge(struct select_rules *r,
 /* Whether the start's whole tree is selected, but for excludes. */
 static bool select_all_below_start(const struct select_rules *r)
 {
-	return r->whole || (!r->nincludes && !r->nnames);
+	return r->whole || (!r->nincludes && !r->listed);
 }
 
 static struct select_dir *select_dir_new(struct selector *s,

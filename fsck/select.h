@@ -46,6 +46,7 @@ struct select_rules {
 	size_t nincludes;
 	struct select_name *names; /* --files-from, sorted */
 	size_t nnames;
+	bool listed; /* --files-from was given */
 	bool whole; /* --files-from named the start */
 };
 

@@ -144,6 +144,8 @@ fi
 printf 'a/nothing\n' >"$scratch/names"
 case_ "--files-from, a missing path below a directory scanned ahead" 8 "." \
 	--files-from="$scratch/names" "$img"
+: >"$scratch/names"
+case_ "--files-from, an empty list" 0 "." --files-from="$scratch/names" "$img"
 got=$(printf 'b/keep.c\n' | "$FSCK" --list --files-from=- "$img" 2>"$err" |
 	awk '{ print $6 }')
 if [ "$got" = "$(printf '.\nb\nb/keep.c')" ]; then
