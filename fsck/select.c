@@ -172,6 +172,8 @@ static void select_sort_names(struct select_rules *r)
 {
 	size_t i, n = 0;
 
+	if (!r->nnames)
+		return;
 	qsort(r->names, r->nnames, sizeof(*r->names), select_name_cmp);
 	for (i = 0; i < r->nnames; i++) {
 		if (n && !strcmp(r->names[n - 1].path, r->names[i].path))
