@@ -43,6 +43,7 @@ struct erofs_inode;
 struct erofs_pool;
 struct extractor;
 struct manifest;
+struct tar_writer;
 struct checker;
 
 /* Distinct inodes met, and the bytes of regular files. */
@@ -72,6 +73,7 @@ struct checker {
 	const struct fsck_cfg *cfg;
 	struct manifest *manifest;	/* NULL unless --manifest */
 	struct extractor *x;		/* NULL unless --extract=DIR */
+	struct tar_writer *tar;		/* NULL unless --tar; set after init */
 	FILE *list;			/* --list output, or NULL */
 	struct erofs_pool *pool;
 	struct readahead ra;		/* of the packed inode */

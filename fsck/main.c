@@ -24,6 +24,7 @@
 #include "progress.h"
 #include "report.h"
 #include "strbuf.h"
+#include "tar.h"
 #include "walk.h"
 
 #define PROG "fsck.erofs"
@@ -51,6 +52,9 @@ enum {
 	OPT_LIST,
 	OPT_JSON,
 	OPT_NO_PROGRESS,
+	OPT_TAR,
+	OPT_FORMAT,
+	OPT_SPARSE,
 };
 
 #define JOBS_MAX 1024
@@ -89,6 +93,9 @@ static const struct option long_options[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "tar", required_argument, NULL, OPT_TAR },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "sparse", no_argument, NULL, OPT_SPARSE },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -146,6 +153,17 @@ static const char usage_text[] =
 	"  --no-preserve-perms    apply your umask to permissions\n"
 	"  --[no-]xattrs          restore extended attributes and ACLs\n"
 	"                         (default off)\n"
+	"\n"
+	"Archive:\n"
+	"  --tar=FILE             check, and write the tree (or the subtree of\n"
+	"                         --path or --nid) to FILE as a pax archive\n"
+	"                         ('-': standard output); files whose data\n"
+	"                         fails the check are left out\n"
+	"  --format=NAME          another libarchive format for --tar (ustar,\n"
+	"                         gnutar, cpio, newc, zip, ...); what it cannot\n"
+	"                         hold is reported\n"
+	"  --sparse               with --tar, also store aligned blocks of zeros\n"
+	"                         as holes\n"
 	"\n"
 	"Exit status (as fsck(8), added together):\n"
 	"  0   no errors\n"
@@ -260,6 +278,13 @@ static void check_args(const struct fsck_cfg *cfg)
 			    "--manifest and --list cannot be used together");
 	if (d && !*d)
 		usage_error("%s", "--extract= needs a directory");
+	if (cfg->tar && !*cfg->tar)
+		usage_error("%s", "--tar= needs a file ('-': standard output)");
+	if (cfg->format && !cfg->tar)
+		usage_error("%s", "--format needs --tar");
+	if (cfg->tar && !strcmp(cfg->tar, "-") &&
+	    (cfg->manifest || cfg->list || cfg->json || cfg->ratio))
+		usage_error("%s", "--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");
 	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
 		usage_error("--extract=%s: extracting to / needs --force", d);
 }
@@ -331,6 +356,15 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			cfg->no_progress = true;
+			break;
+		case OPT_TAR:
+			cfg->tar = optarg;
+			break;
+		case OPT_FORMAT:
+			cfg->format = optarg;
+			break;
+		case OPT_SPARSE:
+			cfg->sparse = true;
 			break;
 		case 'j':
 			parse_jobs(cfg, optarg);
@@ -534,6 +568,19 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 	return extract_open(x, &o, rep, is_dir);
 }
 
+static int open_tar(const struct fsck_cfg *cfg, struct report *rep,
+		    const struct erofs_image *img, struct tar_writer **tw)
+{
+	struct tar_opts o = {
+		.file = cfg->tar,
+		.format = cfg->format,
+		.sparse = cfg->sparse,
+		.blksz = img->blksz,
+	};
+
+	return tar_open(tw, &o, rep);
+}
+
 static int make_pool(struct checker *ck, struct report *rep,
 		     unsigned int threads, struct erofs_pool **pool)
 {
@@ -612,7 +659,7 @@ static unsigned int pool_threads(const struct fsck_cfg *cfg,
 	if (!limit)
 		return jobs;
 	if (!(cfg->decode || cfg->extract_dir || cfg->digests ||
-	      cfg->manifest))
+	      cfg->manifest || cfg->tar))
 		return 0;
 	if (sysconf(_SC_NPROCESSORS_ONLN) == 1 || image_work_ns(img) < limit)
 		return 0;
@@ -643,6 +690,11 @@ static int walk_image(struct checker *ck, struct report *rep,
 		ret = check_packed_rest(ck);
 	if (ck->x)
 		extract_finish(ck->x, ret || err || ck->stopped || rep->fatal);
+	if (ck->tar && tar_finish(ck->tar, rep,
+				  !(ret || err || ck->stopped || rep->fatal ||
+				    interrupted())) &&
+	    !ret)
+		ret = -EIO;
 	res->walked = true;
 	res->stats = ck->stats;
 	res->entries = stats.entries + 1;
@@ -694,6 +746,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	unsigned int threads = pool_threads(cfg, img, res->jobs);
 	struct manifest *manifest = NULL;
 	struct extractor *x = NULL;
+	struct tar_writer *tw = NULL;
 	struct erofs_pool *pool = NULL;
 	struct walk_opts wo;
 	struct erofs_ctx ctx;
@@ -721,10 +774,13 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	ret = choose_start(&ctx, rep, cfg, &wo, &base);
 	if (!ret && cfg->extract_dir)
 		ret = open_extractor(cfg, rep, &ctx, &wo, threads, &x);
+	if (!ret && cfg->tar)
+		ret = open_tar(cfg, rep, img, &tw);
 	if (ret)
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, manifest, x,
 		     cfg->list ? stdout : NULL);
+	ck.tar = tw;
 	ret = make_pool(&ck, rep, threads, &pool);
 	if (!ret) {
 		checker_set_pool(&ck, pool);
@@ -744,6 +800,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	}
 	checker_fini(&ck);
 out:
+	tar_close(tw);
 	extract_close(x);
 	free(base);
 	manifest_free(manifest);
