@@ -130,17 +130,27 @@ def _unescape_bsdtar(s):
     return out
 
 
-def _tar_name(raw):
+def tar_name(raw):
     raw = raw.rstrip(b"/")
     return raw[2:] if raw.startswith(b"./") else raw or b"."
+
+
+def manifest_name(line):
+    """the raw path of a manifest line"""
+    return _unescape_list(line.split(" ")[0])
+
+
+def bsdtar_name(name):
+    """the raw path of a name bsdtar -t prints"""
+    return tar_name(_unescape_bsdtar(name))
 
 
 def _split_target(perm, rest, unescape):
     sep = {"h": " link to ", "l": " -> "}.get(perm[0])
     if sep and sep in rest:
         name, target = rest.split(sep, 1)
-        return _tar_name(unescape(name)), unescape(target)
-    return _tar_name(unescape(rest)), None
+        return tar_name(unescape(name)), unescape(target)
+    return tar_name(unescape(rest)), None
 
 
 def _list_entry(line):
