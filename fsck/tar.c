@@ -25,10 +25,10 @@
 #define TAR_MAX_MSGS 32
 
 struct tar_msg {
-	char *text;			/* the first message of its kind */
-	size_t kindlen;			/* the kind: up to the first quote */
+	char *text; /* the first message of its kind */
+	size_t kindlen; /* the kind: up to the first quote */
 	uint64_t count;
-	bool failed;			/* the entries were left out */
+	bool failed; /* the entries were left out */
 };
 
 struct tar_writer {
@@ -42,19 +42,19 @@ struct tar_writer {
 	struct ord_window window;
 	bool window_ready;
 	struct erofs_pool *pool;
-	uint64_t seq;			/* walker: the next entry's */
-	uint64_t lost[TAR_LOST_KINDS];	/* atomic */
-	uint64_t spool_failed;		/* atomic: files left out */
-	int spool_err;			/* atomic: errno of one of them */
-	bool failed;			/* atomic: the archive is broken */
+	uint64_t seq; /* walker: the next entry's */
+	uint64_t lost[TAR_LOST_KINDS]; /* atomic */
+	uint64_t spool_failed; /* atomic: files left out */
+	int spool_err; /* atomic: errno of one of them */
+	bool failed; /* atomic: the archive is broken */
 	/* the deliverer's (one thread at a time, in order) */
-	uint8_t *io, *zeros;		/* TAR_IO_BYTES each */
-	struct nidmap first;		/* nid -> its first name written */
+	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
+	struct nidmap first; /* nid -> its first name written */
 	struct tar_msg msgs[TAR_MAX_MSGS];
 	unsigned int nmsgs;
 	uint64_t more_msgs;
-	uint64_t orphans;		/* later names of a left-out file */
-	int err;			/* why the archive broke */
+	uint64_t orphans; /* later names of a left-out file */
+	int err; /* why the archive broke */
 	char *errtext;
 };
 
@@ -66,19 +66,19 @@ struct tar_hole {
 
 /* An entry waiting for its turn: a regular file's, or any other. */
 struct tar_file {
-	struct ord_item item;		/* first: the window's */
+	struct ord_item item; /* first: the window's */
 	struct tar_writer *tw;
 	enum tar_kind kind;
-	bool ok;			/* to be written */
-	bool linked;			/* later names follow */
+	bool ok; /* to be written */
+	bool linked; /* later names follow */
 	uint64_t nid;
 	struct archive_entry *entry;
 	/* TAR_FILE */
 	struct erofs_inode inode;
-	uint8_t *mem;			/* the data, or NULL */
-	int spool;			/* or the data's spool, or -1 */
-	int err;			/* atomic: a write failed */
-	pthread_mutex_t lock;		/* holes */
+	uint8_t *mem; /* the data, or NULL */
+	int spool; /* or the data's spool, or -1 */
+	int err; /* atomic: a write failed */
+	pthread_mutex_t lock; /* holes */
 	struct tar_hole *holes;
 	size_t nholes, holecap;
 	char name[];
@@ -309,8 +309,7 @@ static int tar_open_output(struct tar_writer *tw, struct report *rep)
 		tw->fd = STDOUT_FILENO;
 		return 0;
 	}
-	tw->fd = open(tw->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		      0666);
+	tw->fd = open(tw->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (tw->fd >= 0)
 		return 0;
 	report_fatal(rep, "--tar=%s: %s", tw->file, strerror(errno));
@@ -336,8 +335,8 @@ static int tar_set_format(struct tar_writer *tw, struct report *rep)
 	 */
 	if (archive_write_set_format_option(a, "pax", "xattrheader",
 					    "LIBARCHIVE") != ARCHIVE_OK ||
-	    archive_write_set_format_option(a, "pax", "hdrcharset",
-					    "BINARY") != ARCHIVE_OK) {
+	    archive_write_set_format_option(a, "pax", "hdrcharset", "BINARY") !=
+		    ARCHIVE_OK) {
 		report_fatal(rep, "--format=%s: %s", tw->format,
 			     archive_error_string(a));
 		return -EINVAL;
@@ -511,9 +510,10 @@ static int tar_spool_open(struct report *rep, const struct fsck_loc *loc)
 	if (fd >= 0)
 		return fd;
 	err = errno;
-	report_fatal_at(rep, loc, -err,
-			"--tar: cannot make a spool file in %s (TMPDIR) for a file over %u MiB: %s",
-			dir, TAR_MEM_FILE >> 20, strerror(err));
+	report_fatal_at(
+		rep, loc, -err,
+		"--tar: cannot make a spool file in %s (TMPDIR) for a file over %u MiB: %s",
+		dir, TAR_MEM_FILE >> 20, strerror(err));
 	return -err;
 }
 
@@ -621,8 +621,8 @@ static bool all_zero(const uint8_t *p, size_t len)
 }
 
 /* --sparse: aligned whole blocks of zeros become holes. */
-static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf,
-			    size_t len, uint64_t off)
+static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf, size_t len,
+			    uint64_t off)
 {
 	size_t bs = tf->tw->blksz, i = 0, data = 0, seg;
 	int ret;
@@ -633,8 +633,8 @@ static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf,
 			seg = len - i;
 		if (seg == bs && all_zero(buf + i, bs)) {
 			ret = i > data ? tar_store(tf, buf + data, i - data,
-						   off + data) :
-					 0;
+						   off + data)
+				       : 0;
 			if (!ret)
 				ret = tar_file_hole(tf, off + i, bs);
 			if (ret)
@@ -643,8 +643,8 @@ static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf,
 		}
 		i += seg;
 	}
-	return len > data ? tar_store(tf, buf + data, len - data, off + data) :
-			    0;
+	return len > data ? tar_store(tf, buf + data, len - data, off + data)
+			  : 0;
 }
 
 int tar_file_write(struct tar_file *tf, const void *buf, size_t len,
@@ -686,8 +686,9 @@ static int tar_sparse_map(struct tar_file *tf)
 	}
 	for (i = 0; i < n; pos = h[i].off + h[i].len, i++)
 		if (h[i].off > pos)
-			archive_entry_sparse_add_entry(tf->entry, (la_int64_t)pos,
-						       (la_int64_t)(h[i].off - pos));
+			archive_entry_sparse_add_entry(
+				tf->entry, (la_int64_t)pos,
+				(la_int64_t)(h[i].off - pos));
 	/* a map that ends in a hole ends with an empty run at the end */
 	archive_entry_sparse_add_entry(tf->entry, (la_int64_t)pos,
 				       (la_int64_t)(tf->inode.size - pos));
@@ -750,29 +751,32 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 	for (i = 0; i < tw->nmsgs; i++) {
 		m = &tw->msgs[i];
 		if (m->failed)
-			report_failure(rep, NULL,
-				       "--format=%s: %llu entries left out, as: %s",
-				       tw->format,
-				       (unsigned long long)m->count, m->text);
+			report_failure(
+				rep, NULL,
+				"--format=%s: %llu entries left out, as: %s",
+				tw->format, (unsigned long long)m->count,
+				m->text);
 		else
 			report_warning(rep, NULL,
 				       "--format=%s: %llu entries, as: %s",
-				       tw->format,
-				       (unsigned long long)m->count, m->text);
+				       tw->format, (unsigned long long)m->count,
+				       m->text);
 	}
 	if (tw->more_msgs)
-		report_failure(rep, NULL,
-			       "--format=%s: %llu more entries with other libarchive messages",
-			       tw->format, (unsigned long long)tw->more_msgs);
+		report_failure(
+			rep, NULL,
+			"--format=%s: %llu more entries with other libarchive messages",
+			tw->format, (unsigned long long)tw->more_msgs);
 	if (tw->orphans)
 		report_msg(rep, FSCK_LVL_INFO,
 			   "--tar: %llu later names left out with their file",
 			   (unsigned long long)tw->orphans);
 	if (tw->spool_failed)
-		report_failure(rep, NULL,
-			       "--tar: %llu files left out: cannot keep their data: %s",
-			       (unsigned long long)tw->spool_failed,
-			       strerror(tw->spool_err));
+		report_failure(
+			rep, NULL,
+			"--tar: %llu files left out: cannot keep their data: %s",
+			(unsigned long long)tw->spool_failed,
+			strerror(tw->spool_err));
 }
 
 static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)

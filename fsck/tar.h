@@ -56,10 +56,10 @@ struct tar_file;
 #define TAR_ENTRY_BYTES 1024u
 
 struct tar_opts {
-	const char *file;		/* "-": standard output */
-	const char *format;		/* libarchive writer name; NULL: pax */
-	bool sparse;			/* --sparse: zero blocks are holes */
-	unsigned int blksz;		/* the image's block size */
+	const char *file; /* "-": standard output */
+	const char *format; /* libarchive writer name; NULL: pax */
+	bool sparse; /* --sparse: zero blocks are holes */
+	unsigned int blksz; /* the image's block size */
 };
 
 #ifdef HAVE_LIBARCHIVE
@@ -130,8 +130,7 @@ static inline int tar_open(struct tar_writer **tw, const struct tar_opts *o,
 	return -EOPNOTSUPP;
 }
 
-static inline void tar_set_pool(struct tar_writer *tw,
-				struct erofs_pool *pool)
+static inline void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool)
 {
 }
 
@@ -147,8 +146,7 @@ static inline int tar_link(struct tar_writer *tw, const struct walk_entry *e)
 }
 
 static inline int tar_file_begin(struct tar_writer *tw,
-				 const struct walk_entry *e,
-				 struct report *rep,
+				 const struct walk_entry *e, struct report *rep,
 				 const struct fsck_loc *loc,
 				 struct tar_file **tf)
 {
@@ -161,8 +159,7 @@ static inline int tar_file_write(struct tar_file *tf, const void *buf,
 	return -EOPNOTSUPP;
 }
 
-static inline int tar_file_hole(struct tar_file *tf, uint64_t off,
-				uint64_t len)
+static inline int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
 {
 	return -EOPNOTSUPP;
 }

@@ -88,7 +88,8 @@ static bool acl_valid(const uint8_t *v, size_t len)
 	    get_le(v, 4) != ACL_XATTR_VERSION)
 		return false;
 	for (off = ACL_HEADER_SIZE; off < len; off += ACL_ENTRY_SIZE)
-		if (acl_tag(get_le(v + off, 2)) < 0 || get_le(v + off + 2, 2) > 7)
+		if (acl_tag(get_le(v + off, 2)) < 0 ||
+		    get_le(v + off + 2, 2) > 7)
 			return false;
 	return true;
 }
@@ -105,9 +106,9 @@ static int acl_add(struct archive_entry *ae, int type, const uint8_t *v,
 		p = v + off;
 		tag = acl_tag(get_le(p, 2));
 		id = tag == ARCHIVE_ENTRY_ACL_USER ||
-				     tag == ARCHIVE_ENTRY_ACL_GROUP ?
-			     (int)get_le(p + 4, 4) :
-			     -1;
+				     tag == ARCHIVE_ENTRY_ACL_GROUP
+			     ? (int)get_le(p + 4, 4)
+			     : -1;
 		if (archive_entry_acl_add_entry(ae, type, (int)get_le(p + 2, 2),
 						tag, id, NULL) != ARCHIVE_OK)
 			return -ENOMEM;
@@ -171,8 +172,8 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 struct archive_entry *tarentry_new(const struct tar_caps *caps,
 				   const char *name,
 				   const struct erofs_inode *inode,
-				   const char *target,
-				   const struct xa_list *xl, uint64_t *lost)
+				   const char *target, const struct xa_list *xl,
+				   uint64_t *lost)
 {
 	struct archive_entry *ae = archive_entry_new();
 

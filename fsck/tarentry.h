@@ -48,7 +48,7 @@ const char *tarentry_lost_text(enum tar_lost kind);
 struct archive_entry *tarentry_new(const struct tar_caps *caps,
 				   const char *name,
 				   const struct erofs_inode *inode,
-				   const char *target,
-				   const struct xa_list *xl, uint64_t *lost);
+				   const char *target, const struct xa_list *xl,
+				   uint64_t *lost);
 
 #endif
