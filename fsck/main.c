@@ -282,6 +282,13 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--tar= needs a file ('-': standard output)");
 	if (cfg->format && !cfg->tar)
 		usage_error("%s", "--format needs --tar");
+#ifndef HAVE_LIBARCHIVE
+	if (cfg->tar) {
+		fputs(PROG ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
+		      stderr);
+		exit(FSCK_EXIT_OPERATIONAL);
+	}
+#endif
 	if (cfg->tar && !strcmp(cfg->tar, "-") &&
 	    (cfg->manifest || cfg->list || cfg->json || cfg->ratio))
 		usage_error("%s", "--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");

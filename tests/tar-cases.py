@@ -287,13 +287,13 @@ def check_options(image):
 def main():
     if not tarlib.have_tar(FSCK):
         print("1..0 # SKIP fsck.erofs built without libarchive")
-        return 77
+        return 0
     for tool, package in (("bsdtar", "libarchive-tools"),
                           ("mkfs.erofs", "erofs-utils")):
         if not shutil.which(tool):
             print("1..0 # SKIP %s not installed (Debian package %s)" %
                   (tool, package))
-            return 77
+            return 0
     with tarlib.Scratch() as scratch:
         tree = os.path.join(scratch.path, "tree")
         make_tree(tree)

@@ -138,11 +138,11 @@ def check_unpacked(name, tool, tarball, manifest, scratch, ignore):
 def main():
     if not tarlib.have_tar(FSCK):
         print("1..0 # SKIP fsck.erofs built without libarchive")
-        return 77
+        return 0
     if not shutil.which("bsdtar"):
         print("1..0 # SKIP bsdtar not installed (Debian package "
               "libarchive-tools)")
-        return 77
+        return 0
     with tarlib.Scratch() as scratch:
         for name, manifest, opts in images():
             args = options(opts, scratch.path) + \
