@@ -662,15 +662,22 @@ static int hole_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Pieces punched holes in any order: sort, merge, and map the data. */
-static int tar_sparse_map(struct tar_file *tf)
+/*
+ * Pieces punched holes in any order: sort and merge them, cut them at
+ * i_size (a last extent may map past it), and map the data between.
+ */
+static void tar_sparse_map(struct tar_file *tf)
 {
+	uint64_t pos = 0, size = tf->inode.size;
 	struct tar_hole *h = tf->holes;
-	uint64_t pos = 0;
 	size_t i, n = 0;
 
+	if (!tf->nholes)
+		return;
 	qsort(h, tf->nholes, sizeof(*h), hole_cmp);
-	for (i = 0; i < tf->nholes; i++) {
+	for (i = 0; i < tf->nholes && h[i].off < size; i++) {
+		if (h[i].len > size - h[i].off)
+			h[i].len = size - h[i].off;
 		if (n && h[n - 1].off + h[n - 1].len >= h[i].off)
 			h[n - 1].len = h[i].off + h[i].len - h[n - 1].off;
 		else
@@ -678,21 +685,20 @@ static int tar_sparse_map(struct tar_file *tf)
 	}
 	tf->nholes = n;
 	if (!n)
-		return 0;
+		return;
 	if (!tf->tw->caps.sparse) {
 		__atomic_add_fetch(&tf->tw->lost[TAR_LOST_SPARSE], 1,
 				   __ATOMIC_RELAXED);
-		return 0;
+		return;
 	}
 	for (i = 0; i < n; pos = h[i].off + h[i].len, i++)
 		if (h[i].off > pos)
 			archive_entry_sparse_add_entry(
 				tf->entry, (la_int64_t)pos,
 				(la_int64_t)(h[i].off - pos));
-	/* a map that ends in a hole ends with an empty run at the end */
+	/* the data after the last hole: an empty run if it ends the file */
 	archive_entry_sparse_add_entry(tf->entry, (la_int64_t)pos,
-				       (la_int64_t)(tf->inode.size - pos));
-	return 0;
+				       (la_int64_t)(size - pos));
 }
 
 void tar_file_done(struct tar_file *tf, bool ok, const struct xa_list *xl)
