@@ -865,6 +865,8 @@ int main(int argc, char **argv)
 	report_init(&rep, cfg.image, cfg.level);
 	if (cfg.extract_dir)
 		rep.job = "extraction";
+	else if (cfg.tar)
+		rep.job = "archive";
 	if (cfg.json && report_keep_log(&rep)) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, cfg.image,
 			"out of memory for the JSON report");
