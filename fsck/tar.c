@@ -439,8 +439,16 @@ static void tar_queue(struct tar_writer *tw, struct tar_file *tf)
 }
 
 /* Walker: an entry complete from the start. */
-static int tar_add(struct tar_writer *tw, struct tar_file *tf)
+static int tar_add(struct tar_writer *tw, const struct walk_entry *e,
+		   enum tar_kind kind, const char *target,
+		   const struct xa_list *xl)
 {
+	struct tar_file *tf = tar_file_new(tw, e, kind);
+
+	if (!tf)
+		return -ENOMEM;
+	tf->entry = tarentry_new(&tw->caps, tf->name, e->inode, target, xl,
+				 tw->lost);
 	if (!tf->entry) {
 		tar_file_free(tf);
 		return -ENOMEM;
@@ -454,38 +462,22 @@ static int tar_add(struct tar_writer *tw, struct tar_file *tf)
 int tar_node(struct tar_writer *tw, const struct walk_entry *e,
 	     const char *target, const struct xa_list *xl)
 {
-	struct tar_file *tf;
-
 	if (S_ISSOCK(e->inode->mode)) {
-		__atomic_add_fetch(&tw->lost[TAR_LOST_SOCKETS], 1,
-				   __ATOMIC_RELAXED);
+		tarentry_lose(tw->lost, TAR_LOST_SOCKETS);
 		return 0;
 	}
-	tf = tar_file_new(tw, e, TAR_NODE);
-	if (!tf)
-		return -ENOMEM;
-	tf->entry = tarentry_new(&tw->caps, tf->name, e->inode, target, xl,
-				 tw->lost);
-	return tar_add(tw, tf);
+	return tar_add(tw, e, TAR_NODE, target, xl);
 }
 
 int tar_link(struct tar_writer *tw, const struct walk_entry *e)
 {
-	struct tar_file *tf;
-
 	if (S_ISSOCK(e->inode->mode))
 		return 0;
 	if (!tw->caps.links) {
-		__atomic_add_fetch(&tw->lost[TAR_LOST_LINKS], 1,
-				   __ATOMIC_RELAXED);
+		tarentry_lose(tw->lost, TAR_LOST_LINKS);
 		return 0;
 	}
-	tf = tar_file_new(tw, e, TAR_LINK);
-	if (!tf)
-		return -ENOMEM;
-	tf->entry = tarentry_new(&tw->caps, tf->name, e->inode, NULL, NULL,
-				 tw->lost);
-	return tar_add(tw, tf);
+	return tar_add(tw, e, TAR_LINK, NULL, NULL);
 }
 
 /* An unnamed file in $TMPDIR for data too big to wait in memory. */
@@ -687,8 +679,7 @@ static void tar_sparse_map(struct tar_file *tf)
 	if (!n)
 		return;
 	if (!tf->tw->caps.sparse) {
-		__atomic_add_fetch(&tf->tw->lost[TAR_LOST_SPARSE], 1,
-				   __ATOMIC_RELAXED);
+		tarentry_lose(tf->tw->lost, TAR_LOST_SPARSE);
 		return;
 	}
 	for (i = 0; i < n; pos = h[i].off + h[i].len, i++)
@@ -701,29 +692,29 @@ static void tar_sparse_map(struct tar_file *tf)
 				       (la_int64_t)(size - pos));
 }
 
+/* A file read correctly that cannot go into the archive. */
+static void tar_left_out(struct tar_writer *tw, int err)
+{
+	__atomic_add_fetch(&tw->spool_failed, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tw->spool_err, err, __ATOMIC_RELAXED);
+}
+
 void tar_file_done(struct tar_file *tf, bool ok, const struct xa_list *xl)
 {
 	struct tar_writer *tw = tf->tw;
 	int err = __atomic_load_n(&tf->err, __ATOMIC_RELAXED);
 
-	if (err && ok) {
-		__atomic_add_fetch(&tw->spool_failed, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&tw->spool_err, err, __ATOMIC_RELAXED);
-	}
 	tf->ok = ok && !err;
+	if (ok && err)
+		tar_left_out(tw, err);
 	if (tf->ok) {
 		tf->entry = tarentry_new(&tw->caps, tf->name, &tf->inode, NULL,
 					 xl, tw->lost);
-		if (!tf->entry) {
-			tf->ok = false;
-			tar_file_fail(tf, ENOMEM);
-			__atomic_add_fetch(&tw->spool_failed, 1,
-					   __ATOMIC_RELAXED);
-			__atomic_store_n(&tw->spool_err, ENOMEM,
-					 __ATOMIC_RELAXED);
-		} else {
+		tf->ok = tf->entry != NULL;
+		if (tf->entry)
 			tar_sparse_map(tf);
-		}
+		else
+			tar_left_out(tw, ENOMEM);
 	}
 	ord_window_complete(&tw->window, &tf->item);
 }

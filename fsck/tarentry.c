@@ -46,7 +46,7 @@ void tarentry_caps(struct archive *a, struct tar_caps *caps)
 	caps->links = (fmt & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR;
 }
 
-static void lose(uint64_t *lost, enum tar_lost kind)
+void tarentry_lose(uint64_t *lost, enum tar_lost kind)
 {
 	__atomic_add_fetch(&lost[kind], 1, __ATOMIC_RELAXED);
 }
@@ -136,7 +136,7 @@ static int add_acl(const struct tar_caps *caps, struct archive_entry *ae,
 	if (!acl_valid(it->value, it->len))
 		return 1;
 	if (!caps->acls) {
-		lose(lost, TAR_LOST_ACLS);
+		tarentry_lose(lost, TAR_LOST_ACLS);
 		return 0;
 	}
 	return acl_add(ae, type, it->value, it->len);
@@ -165,7 +165,7 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 					      xl->items[i].len);
 	}
 	if (dropped)
-		lose(lost, TAR_LOST_XATTRS);
+		tarentry_lose(lost, TAR_LOST_XATTRS);
 	return 0;
 }
 
@@ -185,7 +185,7 @@ struct archive_entry *tarentry_new(const struct tar_caps *caps,
 	archive_entry_set_gid(ae, inode->gid);
 	archive_entry_set_mtime(ae, inode->mtime, inode->mtime_nsec);
 	if (inode->mtime_nsec && !caps->nsec)
-		lose(lost, TAR_LOST_NSEC);
+		tarentry_lose(lost, TAR_LOST_NSEC);
 	if (S_ISREG(inode->mode))
 		archive_entry_set_size(ae, (la_int64_t)inode->size);
 	if (S_ISCHR(inode->mode) || S_ISBLK(inode->mode)) {

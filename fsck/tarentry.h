@@ -37,6 +37,9 @@ struct tar_caps {
 
 void tarentry_caps(struct archive *a, struct tar_caps *caps);
 
+/* Count one entry that lost something of this kind (atomic). */
+void tarentry_lose(uint64_t *lost, enum tar_lost kind);
+
 /* "xattrs are left out", for the report. */
 const char *tarentry_lost_text(enum tar_lost kind);
 
