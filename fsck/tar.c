@@ -47,6 +47,7 @@ struct tar_writer {
 	uint64_t spool_failed; /* atomic: files left out */
 	int spool_err; /* atomic: errno of one of them */
 	bool failed; /* atomic: the archive is broken */
+	bool discard; /* drop what libarchive writes from now on */
 	/* the deliverer's (one thread at a time, in order) */
 	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
 	struct nidmap first; /* nid -> its first name written */
@@ -85,14 +86,38 @@ struct tar_file {
 };
 
 /* Deliverer: the archive is broken, nothing more is written. */
-static void tar_break(struct tar_writer *tw, int err)
+static void tar_break(struct tar_writer *tw, int err, const char *why)
 {
-	const char *s = archive_error_string(tw->a);
-
 	tw->err = err;
-	if (s && !tw->errtext)
-		tw->errtext = strdup(s);
+	if (why && !tw->errtext)
+		tw->errtext = strdup(why);
+	tw->discard = true;
 	__atomic_store_n(&tw->failed, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * libarchive's output. A write that fails breaks the archive here, and
+ * libarchive is told it succeeded: it then never enters its fatal state,
+ * where it would not free its buffers, and its end is dropped.
+ */
+static la_ssize_t tar_out(struct archive *a, void *arg, const void *buf,
+			  size_t len)
+{
+	struct tar_writer *tw = arg;
+	size_t done = 0;
+	ssize_t n;
+
+	while (!tw->discard && done < len) {
+		n = write(tw->fd, (const uint8_t *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			tar_break(tw, n < 0 ? errno : EIO, NULL);
+			break;
+		}
+		done += (size_t)n;
+	}
+	return (la_ssize_t)len;
 }
 
 bool tar_failed(const struct tar_writer *tw)
@@ -142,7 +167,7 @@ static bool tar_header_written(struct tar_writer *tw, int ret)
 		tar_note(tw, true);
 		return false;
 	default:
-		tar_break(tw, EIO);
+		tar_break(tw, EIO, archive_error_string(tw->a));
 		return false;
 	}
 }
@@ -154,7 +179,7 @@ static int tar_put(struct tar_writer *tw, const void *buf, size_t len)
 	while (len) {
 		n = archive_write_data(tw->a, buf, len);
 		if (n <= 0) {
-			tar_break(tw, EIO);
+			tar_break(tw, EIO, archive_error_string(tw->a));
 			return -EIO;
 		}
 		buf = (const uint8_t *)buf + n;
@@ -171,7 +196,7 @@ static int tar_pread(struct tar_writer *tw, int fd, size_t len, uint64_t off)
 	while (done < len) {
 		n = pread(fd, tw->io + done, len - done, (off_t)(off + done));
 		if (n <= 0) {
-			tar_break(tw, n < 0 ? errno : EIO);
+			tar_break(tw, n < 0 ? errno : EIO, NULL);
 			return -EIO;
 		}
 		done += (size_t)n;
@@ -239,8 +264,7 @@ static void tar_remember(struct tar_writer *tw, const struct tar_file *tf)
 		return;
 	if (p && (*p = strdup(tf->name)))
 		return;
-	archive_set_error(tw->a, ENOMEM, "out of memory for hard links");
-	tar_break(tw, ENOMEM);
+	tar_break(tw, ENOMEM, "out of memory for hard links");
 }
 
 static void tar_write(struct tar_writer *tw, struct tar_file *tf)
@@ -360,7 +384,7 @@ static int tar_setup(struct tar_writer *tw, struct report *rep)
 		ret = tar_open_output(tw, rep);
 	if (ret)
 		return ret;
-	if (archive_write_open_fd(tw->a, tw->fd) != ARCHIVE_OK) {
+	if (archive_write_open(tw->a, tw, NULL, tar_out, NULL) != ARCHIVE_OK) {
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     archive_error_string(tw->a));
 		return -EIO;
@@ -392,8 +416,6 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 	nidmap_init(&tw->first, sizeof(char *));
 	ret = tar_setup(tw, rep);
 	if (ret) {
-		if (tw->a)
-			archive_write_fail(tw->a);
 		tar_close(tw);
 		return ret;
 	}
@@ -780,13 +802,16 @@ static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
 {
 	int ret = 0;
 
-	if (!complete || tar_failed(tw)) {
-		archive_write_fail(tw->a);
-	} else if (archive_write_close(tw->a) != ARCHIVE_OK) {
+	/* an archive left incomplete gets no end */
+	if (!complete)
+		tw->discard = true;
+	if (archive_write_close(tw->a) != ARCHIVE_OK) {
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     archive_error_string(tw->a));
 		ret = -EIO;
 	}
+	if (!ret && tar_failed(tw))
+		ret = -EIO;
 	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO && close(tw->fd) && !ret) {
 		report_fatal(rep, "--tar=%s: %s", tw->file, strerror(errno));
 		ret = -EIO;
@@ -803,7 +828,7 @@ int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     tw->errtext ? tw->errtext : strerror(tw->err));
 	}
-	return tar_end(tw, rep, complete) ? -EIO : tar_failed(tw) ? -EIO : 0;
+	return tar_end(tw, rep, complete);
 }
 
 void tar_close(struct tar_writer *tw)
@@ -813,10 +838,12 @@ void tar_close(struct tar_writer *tw)
 
 	if (!tw)
 		return;
-	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO)
-		close(tw->fd);
+	/* not finished: freeing would end the archive */
+	tw->discard = true;
 	if (tw->a)
 		archive_write_free(tw->a);
+	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO)
+		close(tw->fd);
 	if (tw->window_ready)
 		ord_window_fini(&tw->window);
 	nidmap_for_each(&tw->first, j)

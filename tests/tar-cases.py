@@ -27,7 +27,7 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
     to its end; an unknown format is an error naming it;
  7. bad options: --tar=- with --list, --format without --tar and an empty
     --tar= are usage errors (16); an output that cannot be created is an
-    error naming it (8).
+    error naming it (8), and so is one that fills up (/dev/full).
 
 Environment: FSCK, srcdir, EROFS_TEST_DATA (unpacked images, optional).
 """
@@ -276,6 +276,7 @@ def check_options(image):
         (["--format=ustar"], 16, "--format needs --tar"),
         (["--tar="], 16, "--tar="),
         (["--tar=/nonexistent/dir/a.tar"], 8, "/nonexistent/dir/a.tar"),
+        (["--tar=/dev/full"], 8, "--tar=/dev/full: No space left"),
     ]
     for args, code, says in cases:
         rc, out, err = tarlib.run([FSCK] + args + [image])
