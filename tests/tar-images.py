@@ -18,8 +18,8 @@ For each image of data/index:
  4. as root: unpacked by GNU tar -xp --xattrs --xattrs-include='*' --acls
     --numeric-owner, the same but for what GNU tar cannot read from the
     archive: xattrs (in LIBARCHIVE.xattr headers, which GNU tar ignores)
-    and the mtimes before 1970 with nanoseconds (libarchive writes them
-    as "-S.N" meaning -S + N, GNU tar reads -(S.N)).
+    and the mtimes before 1970 with nanoseconds (GNU tar sets them one
+    second early: the pax "mtime=-1.5" as -2.5).
 
 Image holes become sparse entries: the sparse files of the images with
 holes come out as pax sparse entries (checked on the images whose

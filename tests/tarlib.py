@@ -23,7 +23,8 @@ UNPACK = {
 BSDTAR_IGNORES = {"root_mtime": True,
                   "what": " (but the mtime of \".\")"}
 # GNU tar ignores LIBARCHIVE.xattr headers (ACLs come in SCHILY.acl ones)
-# and reads libarchive's mtimes "-S.N" (-S + N) before 1970 as -(S.N)
+# and sets a pax mtime before 1970 with a fraction one second early (the
+# "-1.5" of times/minus-half comes back as -2.5)
 GNUTAR_IGNORES = {"root_mtime": False, "acls_only": True,
                   "negative_nsec": True,
                   "what": " (but xattrs other than ACLs, and mtimes before "
