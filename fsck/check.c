@@ -20,6 +20,7 @@
 #include "list.h"
 #include "manifest.h"
 #include "split.h"
+#include "tar.h"
 #include "window.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
@@ -71,6 +72,7 @@ struct data_sum {
 	bool have_digest;
 	bool target_ok;			/* symlink target in w->buf */
 	int fd;				/* extraction: the file, or -1 */
+	struct tar_file *tf;		/* --tar: the file's entry, or NULL */
 };
 
 struct xattr_scan {
@@ -95,11 +97,13 @@ struct file_task {
 	struct report_slot slot;
 	struct erofs_inode inode;
 	struct xdir *dir;		/* where to create it, or NULL */
+	struct tar_file *tf;		/* --tar: its entry, or NULL */
 	bool start;			/* the start of the walk */
 	bool started;			/* the task ran (or was skipped) */
 	bool skipped;			/* the run had stopped */
 	/* results */
 	bool data_ok;
+	bool xattrs_ok;
 	bool created;
 	bool have_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
@@ -164,7 +168,7 @@ void checker_init(struct checker *ck, struct erofs_ctx *ctx,
 	ck->x = x;
 	ck->list = list;
 	ck->decode = cfg->decode || cfg->extract_dir || cfg->digests ||
-		     manifest;
+		     cfg->tar || manifest;
 	ck->walker.ck = ck;
 	ck->walker.ctx = ctx;
 	ck->walker.rep = rep;
@@ -221,6 +225,8 @@ void checker_set_pool(struct checker *ck, struct erofs_pool *pool)
 	ck->split_ns = split_piece_ns();
 	ck->splits_max = threads ? threads : 1;
 	readahead_init(&ck->ra, ck->ctx, pool);
+	if (ck->tar)
+		tar_set_pool(ck->tar, pool);
 }
 
 static int check_reserve(struct fsck_worker *w, size_t len)
@@ -390,6 +396,8 @@ static int check_consume(struct fsck_worker *w, const struct fsck_loc *loc,
 	} else if (ds->hash) {
 		erofs_sha256_update(&ds->sha, buf, len);
 	}
+	if (ds->tf && (ret = tar_file_write(ds->tf, buf, len, off)))
+		return ret;
 	if (ds->fd < 0)
 		return 0;
 	return extract_file_write(w->ck->x, w->rep, loc, ds->fd, buf, len,
@@ -415,7 +423,7 @@ static int check_copy_extent(struct fsck_worker *w,
 	unsigned int id;
 	int ret;
 
-	if (ds->fd < 0 || ds->hash || map->loc != EROFS_LOC_DEVICE ||
+	if (ds->fd < 0 || ds->hash || ds->tf || map->loc != EROFS_LOC_DEVICE ||
 	    map->fmt != EROFS_FMT_SHIFTED || map->llen > map->plen ||
 	    len > SIZE_MAX)
 		return CHECK_NO_COPY;
@@ -445,8 +453,11 @@ static int check_read_extent(struct fsck_worker *w,
 	size_t n;
 	int ret;
 
-	if (map->loc == EROFS_LOC_HOLE)
+	if (map->loc == EROFS_LOC_HOLE) {
+		if (ds->tf && (ret = tar_file_hole(ds->tf, map->la + skip, len)))
+			return ret;
 		return ds->hash ? hash_zeros(ds, len) : 0;
+	}
 	ret = check_copy_extent(w, inode, map, skip, len, ds, loc);
 	if (ret != CHECK_NO_COPY)
 		return ret;
@@ -656,7 +667,7 @@ static int check_xattrs(struct fsck_worker *w, const struct erofs_inode *inode,
 
 static bool check_wants_xattrs(const struct checker *ck)
 {
-	return ck->manifest || (ck->x && ck->cfg->xattrs);
+	return ck->manifest || ck->tar || (ck->x && ck->cfg->xattrs);
 }
 
 /* Is there a digest xattr to verify? Reports one that is malformed. */
@@ -802,7 +813,7 @@ static int file_task_work(struct fsck_worker *w, struct file_task *t)
 {
 	struct checker *ck = w->ck;
 	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
-	struct data_sum ds = { .fd = -1 };
+	struct data_sum ds = { .fd = -1, .tf = t->tf };
 	struct fsck_loc loc;
 	int ret;
 
@@ -811,6 +822,7 @@ static int file_task_work(struct fsck_worker *w, struct file_task *t)
 	ret = check_xattrs(w, &t->inode, &loc, &xs);
 	if (ret < 0)
 		return ret;
+	t->xattrs_ok = !ret;
 	if (t->dir) {
 		ds.fd = extract_file_create(ck->x, w->rep, &loc, t->dir,
 					    task_name(t), &t->inode);
@@ -856,6 +868,8 @@ static int file_task_run(void *worker, void *arg)
 		report_nomem(&t->rep, &loc);
 	}
 	extract_file_end(ck->x, t->dir);
+	if (t->tf)
+		tar_file_done(t->tf, t->data_ok && t->xattrs_ok, &t->xl);
 	w->rep = NULL;
 	/* the walker may free t from here on */
 	report_task_done(ck->rep, &t->rep);
@@ -941,6 +955,8 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 {
 	t->skipped = true;
 	extract_file_end(ck->x, t->dir);
+	if (t->tf)
+		tar_file_done(t->tf, false, NULL);
 	report_task_done(ck->rep, &t->rep);
 }
 
@@ -1114,6 +1130,8 @@ static int split_finish(struct split_file *s)
 	if (ret == -ENOMEM && !t->rep.fatal)
 		report_fatal(&t->rep, "out of memory");
 	extract_file_end(ck->x, t->dir);
+	if (t->tf)
+		tar_file_done(t->tf, t->data_ok && t->xattrs_ok, &t->xl);
 	split_free(s);
 	__atomic_sub_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
 	/* the walker may free t from here on */
@@ -1134,7 +1152,8 @@ static int piece_run(void *worker, void *arg)
 	struct file_piece *p = arg;
 	struct split_file *s = p->s;
 	struct file_task *t = s->t;
-	struct data_sum ds = { .fd = s->fd, .hash = s->hashing, .out = p->out };
+	struct data_sum ds = { .fd = s->fd, .hash = s->hashing, .out = p->out,
+			       .tf = t->tf };
 	struct piece_out *out = p->out;
 	struct fsck_loc loc;
 	int ret = CHECK_STOPPED;
@@ -1307,6 +1326,7 @@ static int split_head(struct checker *ck, struct split_file *s,
 	ret = check_xattrs(w, &t->inode, loc, &xs);
 	if (ret < 0)
 		goto out;
+	t->xattrs_ok = !ret;
 	t->xl = xs.listed;
 	ret = 0;
 	if (t->dir) {
@@ -1375,6 +1395,8 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 					   e->inode, &t->mf_handle);
 	if (!ret && ck->x)
 		ret = extract_file_begin(ck->x, e, loc, &t->dir);
+	if (!ret && ck->tar)
+		ret = tar_file_begin(ck->tar, e, ck->rep, loc, &t->tf);
 	if (ret) {
 		if (s)
 			split_free(s);
@@ -1453,11 +1475,13 @@ static int check_inline(struct checker *ck, const struct walk_entry *e,
 	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
 	struct data_sum ds = { .fd = -1 };
 	struct mf_xattrs mx = { 0 };
+	bool xattrs_ok;
 	size_t i;
 	int ret;
 
 	erofs_sha256_init(&ds.sha);
 	ret = check_xattrs(w, inode, loc, &xs);
+	xattrs_ok = !ret;
 	if (ret >= 0)
 		ret = check_inline_data(ck, inode, loc, &ds);
 	if (ret < 0)
@@ -1474,6 +1498,11 @@ static int check_inline(struct checker *ck, const struct walk_entry *e,
 					 &mx);
 	if (!ret && ck->x)
 		ret = check_extract_inline(ck, e, loc, &ds, &xs, dir_state);
+	if (!ret && ck->tar && xattrs_ok &&
+	    (ds.target_ok || !S_ISLNK(inode->mode)))
+		ret = tar_node(ck->tar, e,
+			       ds.target_ok ? (const char *)w->buf : NULL,
+			       &xs.listed);
 out:
 	mf_xattrs_release(&mx);
 	xa_list_release(&xs.listed);
@@ -1497,6 +1526,8 @@ static int check_other_name(struct checker *ck, const struct walk_entry *e,
 					 e->inode);
 	if (!ret && ck->x)
 		ret = extract_link(ck->x, e, loc);
+	if (!ret && ck->tar)
+		ret = tar_link(ck->tar, e);
 	return ret;
 }
 
@@ -1507,6 +1538,9 @@ static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
 	struct fsck_loc loc;
 	int ret;
 
+	/* the archive could not be written: stop (tar_finish says why) */
+	if (ck->tar && tar_failed(ck->tar))
+		return -EIO;
 	__atomic_add_fetch(&ck->pc.entries, 1, __ATOMIC_RELAXED);
 	report_msg(ck->rep, FSCK_LVL_DEBUG, "nid %llu: mode 0%o, size %llu",
 		   (unsigned long long)e->nid, inode->mode,

@@ -44,6 +44,7 @@ struct erofs_pool;
 struct android;
 struct extractor;
 struct manifest;
+struct tar_writer;
 struct checker;
 
 /* Distinct inodes met, and the bytes of regular files. */
@@ -73,6 +74,7 @@ struct checker {
 	const struct fsck_cfg *cfg;
 	struct manifest *manifest;	/* NULL unless --manifest */
 	struct extractor *x;		/* NULL unless --extract=DIR */
+	struct tar_writer *tar;		/* NULL unless --tar; set after init */
 	FILE *list;			/* --list output, or NULL */
 	struct android *android;	/* --fs-config, --file-contexts */
 	struct erofs_pool *pool;

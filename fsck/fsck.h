@@ -21,6 +21,8 @@ struct fsck_cfg {
 	bool overwrite;			/* --overwrite */
 	bool keep_existing;		/* --keep-existing */
 	bool sparse;  /* --sparse */
+	const char *tar;		/* --tar=FILE, "-": standard output */
+	const char *format;		/* --format, for --tar */
 	int preserve_owner;		/* -1: as root only */
 	int preserve_perms;		/* -1: as root only */
 	bool xattrs;			/* --xattrs */

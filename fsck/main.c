@@ -27,6 +27,7 @@
 #include "select.h"
 #include "spool.h"
 #include "strbuf.h"
+#include "tar.h"
 #include "walk.h"
 
 #define PROG "fsck.erofs"
@@ -61,6 +62,8 @@ enum {
 	OPT_FS_CONFIG,
 	OPT_FILE_CONTEXTS,
 	OPT_MOUNT_POINT,
+	OPT_TAR,
+	OPT_FORMAT,
 };
 
 #define JOBS_MAX 1024
@@ -106,6 +109,8 @@ static const struct option long_options[] = {
 	{ "fs-config", required_argument, NULL, OPT_FS_CONFIG },
 	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
 	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
+	{ "tar", required_argument, NULL, OPT_TAR },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -178,6 +183,16 @@ static const char usage_text[] =
 	"  --[no-]xattrs          restore extended attributes and ACLs\n"
 	"                         (default off)\n"
 	"  --sparse               aligned 4 KiB blocks of zeros become holes\n"
+	"                         (also in a --tar archive)\n"
+	"\n"
+	"Archive:\n"
+	"  --tar=FILE             check, and write the tree (or the subtree of\n"
+	"                         --path or --nid) to FILE as a pax archive\n"
+	"                         ('-': standard output); files whose data\n"
+	"                         fails the check are left out\n"
+	"  --format=NAME          another libarchive format for --tar (ustar,\n"
+	"                         gnutar, cpio, newc, zip, ...); what it cannot\n"
+	"                         hold is reported\n"
 	"\n"
 	"Exit status (as fsck(8), added together):\n"
 	"  0   no errors\n"
@@ -337,6 +352,20 @@ static void check_args(const struct fsck_cfg *cfg)
 	for (unsigned int i = 0; i < cfg->ndevices; i++)
 		if (!strcmp(cfg->devices[i], "-"))
 			usage_error("%s", "--device=-: only IMAGE can be standard input");
+	if (cfg->tar && !*cfg->tar)
+		usage_error("%s", "--tar= needs a file ('-': standard output)");
+	if (cfg->format && !cfg->tar)
+		usage_error("%s", "--format needs --tar");
+#ifndef HAVE_LIBARCHIVE
+	if (cfg->tar) {
+		fputs(PROG ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
+		      stderr);
+		exit(FSCK_EXIT_OPERATIONAL);
+	}
+#endif
+	if (cfg->tar && !strcmp(cfg->tar, "-") &&
+	    (cfg->manifest || cfg->list || cfg->json || cfg->ratio))
+		usage_error("%s", "--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");
 	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
 		usage_error("--extract=%s: extracting to / needs --force", d);
 }
@@ -428,6 +457,12 @@ static void parse_args(struct fsck_cfg *cfg, int argc, char **argv)
 				parse_files_from(optarg);
 			else
 				names_stdin = true;
+			break;
+		case OPT_TAR:
+			cfg->tar = optarg;
+			break;
+		case OPT_FORMAT:
+			cfg->format = optarg;
 			break;
 		case 'j':
 			parse_jobs(cfg, optarg);
@@ -648,6 +683,19 @@ static int open_android(const struct fsck_cfg *cfg, struct report *rep,
 	return android_open(android, &o, rep);
 }
 
+static int open_tar(const struct fsck_cfg *cfg, struct report *rep,
+		    const struct erofs_image *img, struct tar_writer **tw)
+{
+	struct tar_opts o = {
+		.file = cfg->tar,
+		.format = cfg->format,
+		.sparse = cfg->sparse,
+		.blksz = img->blksz,
+	};
+
+	return tar_open(tw, &o, rep);
+}
+
 static int make_pool(struct checker *ck, struct report *rep,
 		     unsigned int threads, struct erofs_pool **pool)
 {
@@ -726,7 +774,7 @@ static unsigned int pool_threads(const struct fsck_cfg *cfg,
 	if (!limit)
 		return jobs;
 	if (!(cfg->decode || cfg->extract_dir || cfg->digests ||
-	      cfg->manifest))
+	      cfg->manifest || cfg->tar))
 		return 0;
 	if (sysconf(_SC_NPROCESSORS_ONLN) == 1 || image_work_ns(img) < limit)
 		return 0;
@@ -760,6 +808,11 @@ static int walk_image(struct checker *ck, struct report *rep,
 		ret = check_packed_rest(ck);
 	if (ck->x)
 		extract_finish(ck->x, ret || err || ck->stopped || rep->fatal);
+	if (ck->tar && tar_finish(ck->tar, rep,
+				  !(ret || err || ck->stopped || rep->fatal ||
+				    interrupted())) &&
+	    !ret)
+		ret = -EIO;
 	res->walked = true;
 	res->stats = ck->stats;
 	res->entries = selecting ? sel.entries : stats.entries + 1;
@@ -817,6 +870,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	struct manifest *manifest = NULL;
 	struct extractor *x = NULL;
 	struct android *android = NULL;
+	struct tar_writer *tw = NULL;
 	struct erofs_pool *pool = NULL;
 	struct walk_opts wo;
 	struct erofs_ctx ctx;
@@ -846,11 +900,14 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		ret = open_extractor(cfg, rep, &ctx, &wo, threads, &x);
 	if (!ret && (cfg->fs_config || cfg->file_contexts))
 		ret = open_android(cfg, rep, &android);
+	if (!ret && cfg->tar)
+		ret = open_tar(cfg, rep, img, &tw);
 	if (ret)
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, manifest, x,
 		     cfg->list ? stdout : NULL);
 	ck.android = android;
+	ck.tar = tw;
 	ret = make_pool(&ck, rep, threads, &pool);
 	if (!ret) {
 		checker_set_pool(&ck, pool);
@@ -871,6 +928,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	checker_fini(&ck);
 out:
 	err = android_close(android);
+	tar_close(tw);
 	extract_close(x);
 	free(base);
 	manifest_free(manifest);
@@ -952,6 +1010,8 @@ int main(int argc, char **argv)
 		    cfg.level);
 	if (cfg.extract_dir)
 		rep.job = "extraction";
+	else if (cfg.tar)
+		rep.job = "archive";
 	if (cfg.json && report_keep_log(&rep)) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, cfg.image,
 			"out of memory for the JSON report");

@@ -2,8 +2,9 @@
 # tsan-fsck.sh FSCK IMAGES: fsck.erofs built with ThreadSanitizer, on a few
 # images with every decoded file split into one-extent pieces (-j4), so
 # that pieces, the fragment cache, read-ahead of the packed inode, the
-# ordered window of hashed files (--manifest) and the commit by the last
-# piece run concurrently; also on damaged copies, where pieces and packed
+# ordered window of hashed files (--manifest) and of the archive (--tar,
+# when built with libarchive) and the commit by the last piece run
+# concurrently; also on damaged copies, where pieces and packed
 # extents fail. Not a "make
 # check" test: "make tsan-check" runs it. Exits non-zero on any report.
 set -u
@@ -14,6 +15,10 @@ trap 'rm -rf "$tmp"' EXIT
 export EROFS_FSCK_SYNC_NS=0 EROFS_FSCK_SPLIT=1
 export TSAN_OPTIONS=halt_on_error=1:exitcode=66
 fail=0
+# --tar is there unless built without libarchive
+tar=yes
+"$fsck" --tar=/dev/null /nonexistent 2>&1 | grep -q 'without libarchive' &&
+	tar=
 
 # run EXPECTED-EXIT OPTION...
 run()
@@ -37,6 +42,7 @@ for name in lz4hc-fragments zstd-c64k-fragments deflate-48bit-c32k \
 	run 0 --extract="$tmp/x" "$images/$name.erofs"
 	run 0 --extract "$images/$name.erofs"
 	run 0 --manifest --xattr-inode-digest "$images/$name.erofs"
+	[ -z "$tar" ] || run 0 --tar="$tmp/a.tar" "$images/$name.erofs"
 done
 EROFS_FSCK_READAHEAD=1 run 0 --extract "$images/lz4hc-all-fragments.erofs"
 for name in lz4hc-default lz4hc-fragments; do
@@ -49,5 +55,6 @@ open(sys.argv[2], "wb").write(b)
 PY
 	run 4 --extract="$tmp/x" "$tmp/bad.erofs"
 	run 4 --manifest "$tmp/bad.erofs"
+	[ -z "$tar" ] || run 4 --tar="$tmp/a.tar" --sparse "$tmp/bad.erofs"
 done
 exit "$fail"

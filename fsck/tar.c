@@ -1,0 +1,858 @@
+// SPDX-License-Identifier: MIT
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "erofs/inode.h"
+#include "erofs/pool.h"
+#include "extract.h"
+#include "nidmap.h"
+#include "tar.h"
+#include "tarentry.h"
+#include "window.h"
+
+/* Spooled data is copied to the archive through a buffer this big. */
+#define TAR_IO_BYTES (1u << 20)
+
+/* Distinct libarchive messages kept for the report; more are counted. */
+#define TAR_MAX_MSGS 32
+
+struct tar_msg {
+	char *text; /* the first message of its kind */
+	size_t kindlen; /* the kind: up to the first quote */
+	uint64_t count;
+	bool failed; /* the entries were left out */
+};
+
+struct tar_writer {
+	struct archive *a;
+	int fd;
+	const char *file;
+	const char *format;
+	struct tar_caps caps;
+	bool sparse;
+	unsigned int blksz;
+	struct ord_window window;
+	bool window_ready;
+	struct erofs_pool *pool;
+	uint64_t seq; /* walker: the next entry's */
+	uint64_t lost[TAR_LOST_KINDS]; /* atomic */
+	uint64_t spool_failed; /* atomic: files left out */
+	int spool_err; /* atomic: errno of one of them */
+	bool failed; /* atomic: the archive is broken */
+	bool discard; /* drop what libarchive writes from now on */
+	/* the deliverer's (one thread at a time, in order) */
+	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
+	struct nidmap first; /* nid -> its first name written */
+	struct tar_msg msgs[TAR_MAX_MSGS];
+	unsigned int nmsgs;
+	uint64_t more_msgs;
+	uint64_t orphans; /* later names of a left-out file */
+	int err; /* why the archive broke */
+	char *errtext;
+};
+
+enum tar_kind { TAR_NODE, TAR_FILE, TAR_LINK };
+
+struct tar_hole {
+	uint64_t off, len;
+};
+
+/* An entry waiting for its turn: a regular file's, or any other. */
+struct tar_file {
+	struct ord_item item; /* first: the window's */
+	struct tar_writer *tw;
+	enum tar_kind kind;
+	bool ok; /* to be written */
+	bool linked; /* later names follow */
+	uint64_t nid;
+	struct archive_entry *entry;
+	/* TAR_FILE */
+	struct erofs_inode inode;
+	uint8_t *mem; /* the data, or NULL */
+	int spool; /* or the data's spool, or -1 */
+	int err; /* atomic: a write failed */
+	pthread_mutex_t lock; /* holes */
+	struct tar_hole *holes;
+	size_t nholes, holecap;
+	char name[];
+};
+
+/* Deliverer: the archive is broken, nothing more is written. */
+static void tar_break(struct tar_writer *tw, int err, const char *why)
+{
+	tw->err = err;
+	if (why && !tw->errtext)
+		tw->errtext = strdup(why);
+	tw->discard = true;
+	__atomic_store_n(&tw->failed, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * libarchive's output. A write that fails breaks the archive here, and
+ * libarchive is told it succeeded: it then never enters its fatal state,
+ * where it would not free its buffers, and its end is dropped.
+ */
+static la_ssize_t tar_out(struct archive *a, void *arg, const void *buf,
+			  size_t len)
+{
+	struct tar_writer *tw = arg;
+	size_t done = 0;
+	ssize_t n;
+
+	while (!tw->discard && done < len) {
+		n = write(tw->fd, (const uint8_t *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			tar_break(tw, n < 0 ? errno : EIO, NULL);
+			break;
+		}
+		done += (size_t)n;
+	}
+	return (la_ssize_t)len;
+}
+
+bool tar_failed(const struct tar_writer *tw)
+{
+	return __atomic_load_n(&tw->failed, __ATOMIC_ACQUIRE);
+}
+
+/* Count libarchive's message by kind: its text up to a quoted name. */
+static void tar_note(struct tar_writer *tw, bool failed)
+{
+	const char *s = archive_error_string(tw->a);
+	struct tar_msg *m;
+	size_t kind;
+	unsigned int i;
+
+	if (!s)
+		s = "unknown libarchive error";
+	kind = strcspn(s, "'");
+	for (i = 0; i < tw->nmsgs; i++) {
+		m = &tw->msgs[i];
+		if (m->failed == failed && m->kindlen == kind &&
+		    !strncmp(m->text, s, kind)) {
+			m->count++;
+			return;
+		}
+	}
+	if (tw->nmsgs == TAR_MAX_MSGS || !(tw->msgs[i].text = strdup(s))) {
+		tw->more_msgs++;
+		return;
+	}
+	m = &tw->msgs[tw->nmsgs++];
+	m->kindlen = kind;
+	m->count = 1;
+	m->failed = failed;
+}
+
+/* Was the header written? Notes what libarchive said. */
+static bool tar_header_written(struct tar_writer *tw, int ret)
+{
+	switch (ret) {
+	case ARCHIVE_OK:
+		return true;
+	case ARCHIVE_WARN:
+		tar_note(tw, false);
+		return true;
+	case ARCHIVE_FAILED:
+		tar_note(tw, true);
+		return false;
+	default:
+		tar_break(tw, EIO, archive_error_string(tw->a));
+		return false;
+	}
+}
+
+static int tar_put(struct tar_writer *tw, const void *buf, size_t len)
+{
+	la_ssize_t n;
+
+	while (len) {
+		n = archive_write_data(tw->a, buf, len);
+		if (n <= 0) {
+			tar_break(tw, EIO, archive_error_string(tw->a));
+			return -EIO;
+		}
+		buf = (const uint8_t *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int tar_pread(struct tar_writer *tw, int fd, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pread(fd, tw->io + done, len - done, (off_t)(off + done));
+		if (n <= 0) {
+			tar_break(tw, n < 0 ? errno : EIO, NULL);
+			return -EIO;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Bytes [off, off + len) of the file, or zeros for a hole. */
+static int tar_put_range(struct tar_writer *tw, const struct tar_file *tf,
+			 uint64_t off, uint64_t len, bool hole)
+{
+	size_t n;
+	int ret;
+
+	while (len) {
+		n = len < TAR_IO_BYTES ? (size_t)len : TAR_IO_BYTES;
+		if (hole || tf->mem) {
+			ret = tar_put(tw, hole ? tw->zeros : tf->mem + off, n);
+		} else {
+			ret = tar_pread(tw, tf->spool, n, off);
+			if (!ret)
+				ret = tar_put(tw, tw->io, n);
+		}
+		if (ret)
+			return ret;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * The whole content, holes as zeros: the pax writer drops the bytes of
+ * the holes in its sparse map, the others store them.
+ */
+static int tar_put_data(struct tar_writer *tw, const struct tar_file *tf)
+{
+	uint64_t pos = 0, size = tf->inode.size, end;
+	size_t h = 0;
+	int ret = 0;
+
+	while (pos < size && !ret) {
+		end = h < tf->nholes ? tf->holes[h].off : size;
+		if (pos < end) {
+			ret = tar_put_range(tw, tf, pos, end - pos, false);
+			pos = end;
+			continue;
+		}
+		end = tf->holes[h].off + tf->holes[h].len;
+		ret = tar_put_range(tw, tf, pos, end - pos, true);
+		pos = end;
+		h++;
+	}
+	return ret;
+}
+
+/* Later names link to this one. */
+static void tar_remember(struct tar_writer *tw, const struct tar_file *tf)
+{
+	char **p;
+	int added;
+
+	p = nidmap_get(&tw->first, tf->nid, &added);
+	if (p && !added)
+		return;
+	if (p && (*p = strdup(tf->name)))
+		return;
+	tar_break(tw, ENOMEM, "out of memory for hard links");
+}
+
+static void tar_write(struct tar_writer *tw, struct tar_file *tf)
+{
+	char **first;
+
+	if (tf->kind == TAR_LINK) {
+		first = nidmap_find(&tw->first, tf->nid);
+		if (!first) {
+			tw->orphans++;
+			return;
+		}
+		archive_entry_copy_hardlink(tf->entry, *first);
+		archive_entry_set_size(tf->entry, 0);
+	}
+	if (!tar_header_written(tw, archive_write_header(tw->a, tf->entry)))
+		return;
+	if (tf->kind == TAR_FILE && tar_put_data(tw, tf))
+		return;
+	if (tf->linked)
+		tar_remember(tw, tf);
+}
+
+static void tar_file_free(struct tar_file *tf)
+{
+	if (tf->entry)
+		archive_entry_free(tf->entry);
+	if (tf->kind == TAR_FILE) {
+		free(tf->mem);
+		if (tf->spool >= 0)
+			close(tf->spool);
+		free(tf->holes);
+		pthread_mutex_destroy(&tf->lock);
+	}
+	free(tf);
+}
+
+/* The window's consumer: entries in walk order. */
+static void tar_deliver(void *arg, struct ord_item *item)
+{
+	struct tar_file *tf = (struct tar_file *)item;
+	struct tar_writer *tw = arg;
+
+	if (tf->ok && !tar_failed(tw))
+		tar_write(tw, tf);
+	tar_file_free(tf);
+}
+
+/* Before the walker waits for room: hand over the tasks it queued. */
+static void tar_flush(void *arg)
+{
+	struct tar_writer *tw = arg;
+
+	if (tw->pool)
+		erofs_pool_flush(tw->pool);
+}
+
+void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool)
+{
+	tw->pool = pool;
+}
+
+static int tar_open_output(struct tar_writer *tw, struct report *rep)
+{
+	if (!strcmp(tw->file, "-")) {
+		tw->fd = STDOUT_FILENO;
+		return 0;
+	}
+	tw->fd = open(tw->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (tw->fd >= 0)
+		return 0;
+	report_fatal(rep, "--tar=%s: %s", tw->file, strerror(errno));
+	return -errno;
+}
+
+static int tar_set_format(struct tar_writer *tw, struct report *rep)
+{
+	struct archive *a = tw->a;
+
+	if (archive_write_set_format_by_name(a, tw->format) != ARCHIVE_OK) {
+		report_fatal(rep, "--format=%s: %s", tw->format,
+			     archive_error_string(a));
+		return -EINVAL;
+	}
+	tarentry_caps(a, &tw->caps);
+	if (!tw->caps.sparse)
+		return 0;
+	/*
+	 * pax: xattr names in LIBARCHIVE.xattr headers only, which bsdtar
+	 * restores exactly whatever the bytes ('=', '%', non-ASCII); names
+	 * and link targets as raw bytes, not converted from a locale.
+	 */
+	if (archive_write_set_format_option(a, "pax", "xattrheader",
+					    "LIBARCHIVE") != ARCHIVE_OK ||
+	    archive_write_set_format_option(a, "pax", "hdrcharset", "BINARY") !=
+		    ARCHIVE_OK) {
+		report_fatal(rep, "--format=%s: %s", tw->format,
+			     archive_error_string(a));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int tar_setup(struct tar_writer *tw, struct report *rep)
+{
+	int ret;
+
+	tw->a = archive_write_new();
+	tw->io = malloc(TAR_IO_BYTES);
+	tw->zeros = calloc(1, TAR_IO_BYTES);
+	if (!tw->a || !tw->io || !tw->zeros) {
+		report_nomem(rep, NULL);
+		return -ENOMEM;
+	}
+	ret = tar_set_format(tw, rep);
+	if (!ret)
+		ret = tar_open_output(tw, rep);
+	if (ret)
+		return ret;
+	if (archive_write_open(tw->a, tw, NULL, tar_out, NULL) != ARCHIVE_OK) {
+		report_fatal(rep, "--tar=%s: %s", tw->file,
+			     archive_error_string(tw->a));
+		return -EIO;
+	}
+	ret = ord_window_init(&tw->window, TAR_WINDOW_BYTES, tar_deliver,
+			      tar_flush, tw);
+	if (ret)
+		report_nomem(rep, NULL);
+	tw->window_ready = !ret;
+	return ret;
+}
+
+int tar_open(struct tar_writer **twp, const struct tar_opts *o,
+	     struct report *rep)
+{
+	struct tar_writer *tw = calloc(1, sizeof(*tw));
+	int ret;
+
+	*twp = NULL;
+	if (!tw) {
+		report_nomem(rep, NULL);
+		return -ENOMEM;
+	}
+	tw->fd = -1;
+	tw->file = o->file;
+	tw->format = o->format ? o->format : "pax";
+	tw->sparse = o->sparse;
+	tw->blksz = o->blksz;
+	nidmap_init(&tw->first, sizeof(char *));
+	ret = tar_setup(tw, rep);
+	if (ret) {
+		tar_close(tw);
+		return ret;
+	}
+	*twp = tw;
+	return 0;
+}
+
+/* The name in the archive: relative to the start, "." for it. */
+static struct tar_file *tar_file_new(struct tar_writer *tw,
+				     const struct walk_entry *e,
+				     enum tar_kind kind)
+{
+	const char *name = e->rel, *slash;
+	size_t len = e->rellen;
+	struct tar_file *tf;
+
+	if (!len && !S_ISDIR(e->inode->mode) && e->pathlen) {
+		slash = memrchr(e->path, '/', e->pathlen);
+		name = slash ? slash + 1 : e->path;
+		len = e->pathlen - (size_t)(name - e->path);
+	} else if (!len) {
+		name = ".";
+		len = 1;
+	}
+	tf = calloc(1, sizeof(*tf) + len + 1);
+	if (!tf)
+		return NULL;
+	memcpy(tf->name, name, len);
+	tf->tw = tw;
+	tf->kind = kind;
+	tf->nid = e->nid;
+	tf->spool = -1;
+	tf->linked = e->inode->nlink > 1 && !S_ISDIR(e->inode->mode);
+	tf->item.bytes = TAR_ENTRY_BYTES;
+	return tf;
+}
+
+/* Walker: number the entry and wait for room in the window. */
+static void tar_queue(struct tar_writer *tw, struct tar_file *tf)
+{
+	tf->item.seq = tw->seq++;
+	ord_window_reserve(&tw->window, tf->item.bytes);
+}
+
+/* Walker: an entry complete from the start. */
+static int tar_add(struct tar_writer *tw, const struct walk_entry *e,
+		   enum tar_kind kind, const char *target,
+		   const struct xa_list *xl)
+{
+	struct tar_file *tf = tar_file_new(tw, e, kind);
+
+	if (!tf)
+		return -ENOMEM;
+	tf->entry = tarentry_new(&tw->caps, tf->name, e->inode, target, xl,
+				 tw->lost);
+	if (!tf->entry) {
+		tar_file_free(tf);
+		return -ENOMEM;
+	}
+	tf->ok = true;
+	tar_queue(tw, tf);
+	ord_window_complete(&tw->window, &tf->item);
+	return 0;
+}
+
+int tar_node(struct tar_writer *tw, const struct walk_entry *e,
+	     const char *target, const struct xa_list *xl)
+{
+	if (S_ISSOCK(e->inode->mode)) {
+		tarentry_lose(tw->lost, TAR_LOST_SOCKETS);
+		return 0;
+	}
+	return tar_add(tw, e, TAR_NODE, target, xl);
+}
+
+int tar_link(struct tar_writer *tw, const struct walk_entry *e)
+{
+	if (S_ISSOCK(e->inode->mode))
+		return 0;
+	if (!tw->caps.links) {
+		tarentry_lose(tw->lost, TAR_LOST_LINKS);
+		return 0;
+	}
+	return tar_add(tw, e, TAR_LINK, NULL, NULL);
+}
+
+/* An unnamed file in $TMPDIR for data too big to wait in memory. */
+static int tar_spool_open(struct report *rep, const struct fsck_loc *loc)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	int fd, err;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		/* no O_TMPFILE there: a named file, unlinked at once */
+		if (snprintf(path, sizeof(path), "%s/fsck.erofs-XXXXXX", dir) >=
+		    (int)sizeof(path)) {
+			errno = ENAMETOOLONG;
+		} else if ((fd = mkostemp(path, O_CLOEXEC)) >= 0) {
+			unlink(path);
+		}
+	}
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	report_fatal_at(
+		rep, loc, -err,
+		"--tar: cannot make a spool file in %s (TMPDIR) for a file over %u MiB: %s",
+		dir, TAR_MEM_FILE >> 20, strerror(err));
+	return -err;
+}
+
+int tar_file_begin(struct tar_writer *tw, const struct walk_entry *e,
+		   struct report *rep, const struct fsck_loc *loc,
+		   struct tar_file **tfp)
+{
+	uint64_t size = e->inode->size;
+	struct tar_file *tf = tar_file_new(tw, e, TAR_FILE);
+
+	if (!tf)
+		return -ENOMEM;
+	tf->inode = *e->inode;
+	pthread_mutex_init(&tf->lock, NULL);
+	if (size > TAR_MEM_FILE) {
+		tf->spool = tar_spool_open(rep, loc);
+		if (tf->spool < 0) {
+			int ret = tf->spool;
+
+			tar_file_free(tf);
+			return ret;
+		}
+		tf->item.bytes += TAR_MEM_FILE;
+	} else if (size) {
+		tf->mem = calloc(1, (size_t)size);
+		if (!tf->mem) {
+			tar_file_free(tf);
+			return -ENOMEM;
+		}
+		tf->item.bytes += (size_t)size;
+	}
+	tar_queue(tw, tf);
+	*tfp = tf;
+	return 0;
+}
+
+static void tar_file_fail(struct tar_file *tf, int err)
+{
+	int none = 0;
+
+	__atomic_compare_exchange_n(&tf->err, &none, err, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static int tar_store(struct tar_file *tf, const uint8_t *buf, size_t len,
+		     uint64_t off)
+{
+	ssize_t n;
+
+	if (off > tf->inode.size || len > tf->inode.size - off)
+		return -EINVAL;
+	if (tf->mem) {
+		memcpy(tf->mem + off, buf, len);
+		return 0;
+	}
+	while (len && !__atomic_load_n(&tf->err, __ATOMIC_RELAXED)) {
+		n = pwrite(tf->spool, buf, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			tar_file_fail(tf, n < 0 ? errno : EIO);
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
+{
+	struct tar_hole *h;
+	size_t cap;
+	int ret = 0;
+
+	if (!len)
+		return 0;
+	pthread_mutex_lock(&tf->lock);
+	h = tf->nholes ? &tf->holes[tf->nholes - 1] : NULL;
+	if (h && h->off + h->len == off) {
+		h->len += len;
+		goto out;
+	}
+	if (tf->nholes == tf->holecap) {
+		cap = tf->holecap ? 2 * tf->holecap : 8;
+		h = realloc(tf->holes, cap * sizeof(*h));
+		if (!h) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		tf->holes = h;
+		tf->holecap = cap;
+	}
+	tf->holes[tf->nholes].off = off;
+	tf->holes[tf->nholes++].len = len;
+out:
+	pthread_mutex_unlock(&tf->lock);
+	return ret;
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	return !p[0] && !memcmp(p, p + 1, len - 1);
+}
+
+/* --sparse: aligned whole blocks of zeros become holes. */
+static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf, size_t len,
+			    uint64_t off)
+{
+	size_t bs = tf->tw->blksz, i = 0, data = 0, seg;
+	int ret;
+
+	while (i < len) {
+		seg = bs - (size_t)((off + i) % bs);
+		if (seg > len - i)
+			seg = len - i;
+		if (seg == bs && all_zero(buf + i, bs)) {
+			ret = i > data ? tar_store(tf, buf + data, i - data,
+						   off + data)
+				       : 0;
+			if (!ret)
+				ret = tar_file_hole(tf, off + i, bs);
+			if (ret)
+				return ret;
+			data = i + bs;
+		}
+		i += seg;
+	}
+	return len > data ? tar_store(tf, buf + data, len - data, off + data)
+			  : 0;
+}
+
+int tar_file_write(struct tar_file *tf, const void *buf, size_t len,
+		   uint64_t off)
+{
+	if (tf->tw->sparse && tf->tw->blksz)
+		return tar_store_sparse(tf, buf, len, off);
+	return tar_store(tf, buf, len, off);
+}
+
+static int hole_cmp(const void *a, const void *b)
+{
+	const struct tar_hole *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Pieces punched holes in any order: sort and merge them, cut them at
+ * i_size (a last extent may map past it), and map the data between.
+ */
+static void tar_sparse_map(struct tar_file *tf)
+{
+	uint64_t pos = 0, size = tf->inode.size;
+	struct tar_hole *h = tf->holes;
+	size_t i, n = 0;
+
+	if (!tf->nholes)
+		return;
+	qsort(h, tf->nholes, sizeof(*h), hole_cmp);
+	for (i = 0; i < tf->nholes && h[i].off < size; i++) {
+		if (h[i].len > size - h[i].off)
+			h[i].len = size - h[i].off;
+		if (n && h[n - 1].off + h[n - 1].len >= h[i].off)
+			h[n - 1].len = h[i].off + h[i].len - h[n - 1].off;
+		else
+			h[n++] = h[i];
+	}
+	tf->nholes = n;
+	if (!n)
+		return;
+	if (!tf->tw->caps.sparse) {
+		tarentry_lose(tf->tw->lost, TAR_LOST_SPARSE);
+		return;
+	}
+	for (i = 0; i < n; pos = h[i].off + h[i].len, i++)
+		if (h[i].off > pos)
+			archive_entry_sparse_add_entry(
+				tf->entry, (la_int64_t)pos,
+				(la_int64_t)(h[i].off - pos));
+	/* the data after the last hole: an empty run if it ends the file */
+	archive_entry_sparse_add_entry(tf->entry, (la_int64_t)pos,
+				       (la_int64_t)(size - pos));
+}
+
+/* A file read correctly that cannot go into the archive. */
+static void tar_left_out(struct tar_writer *tw, int err)
+{
+	__atomic_add_fetch(&tw->spool_failed, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tw->spool_err, err, __ATOMIC_RELAXED);
+}
+
+void tar_file_done(struct tar_file *tf, bool ok, const struct xa_list *xl)
+{
+	struct tar_writer *tw = tf->tw;
+	int err = __atomic_load_n(&tf->err, __ATOMIC_RELAXED);
+
+	tf->ok = ok && !err;
+	if (ok && err)
+		tar_left_out(tw, err);
+	if (tf->ok) {
+		tf->entry = tarentry_new(&tw->caps, tf->name, &tf->inode, NULL,
+					 xl, tw->lost);
+		tf->ok = tf->entry != NULL;
+		if (tf->entry)
+			tar_sparse_map(tf);
+		else
+			tar_left_out(tw, ENOMEM);
+	}
+	ord_window_complete(&tw->window, &tf->item);
+}
+
+static void tar_report_lost(struct tar_writer *tw, struct report *rep)
+{
+	unsigned int k;
+	uint64_t n;
+
+	for (k = 0; k < TAR_LOST_KINDS; k++) {
+		n = __atomic_load_n(&tw->lost[k], __ATOMIC_RELAXED);
+		if (!n)
+			continue;
+		if (k == TAR_LOST_SOCKETS)
+			report_warning(rep, NULL, "--tar: %s (%llu)",
+				       tarentry_lost_text(k),
+				       (unsigned long long)n);
+		else
+			report_warning(rep, NULL,
+				       "--format=%s: %s (%llu entries)",
+				       tw->format, tarentry_lost_text(k),
+				       (unsigned long long)n);
+	}
+}
+
+static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
+{
+	const struct tar_msg *m;
+	unsigned int i;
+
+	for (i = 0; i < tw->nmsgs; i++) {
+		m = &tw->msgs[i];
+		if (m->failed)
+			report_failure(
+				rep, NULL,
+				"--format=%s: %llu entries left out, as: %s",
+				tw->format, (unsigned long long)m->count,
+				m->text);
+		else
+			report_warning(rep, NULL,
+				       "--format=%s: %llu entries, as: %s",
+				       tw->format, (unsigned long long)m->count,
+				       m->text);
+	}
+	if (tw->more_msgs)
+		report_failure(
+			rep, NULL,
+			"--format=%s: %llu more entries with other libarchive messages",
+			tw->format, (unsigned long long)tw->more_msgs);
+	if (tw->orphans)
+		report_msg(rep, FSCK_LVL_INFO,
+			   "--tar: %llu later names left out with their file",
+			   (unsigned long long)tw->orphans);
+	if (tw->spool_failed)
+		report_failure(
+			rep, NULL,
+			"--tar: %llu files left out: cannot keep their data: %s",
+			(unsigned long long)tw->spool_failed,
+			strerror(tw->spool_err));
+}
+
+static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
+{
+	int ret = 0;
+
+	/* an archive left incomplete gets no end */
+	if (!complete)
+		tw->discard = true;
+	if (archive_write_close(tw->a) != ARCHIVE_OK) {
+		report_fatal(rep, "--tar=%s: %s", tw->file,
+			     archive_error_string(tw->a));
+		ret = -EIO;
+	}
+	if (!ret && tar_failed(tw))
+		ret = -EIO;
+	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO && close(tw->fd) && !ret) {
+		report_fatal(rep, "--tar=%s: %s", tw->file, strerror(errno));
+		ret = -EIO;
+	}
+	tw->fd = -1;
+	return ret;
+}
+
+int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
+{
+	tar_report_lost(tw, rep);
+	tar_report_msgs(tw, rep);
+	if (tar_failed(tw)) {
+		report_fatal(rep, "--tar=%s: %s", tw->file,
+			     tw->errtext ? tw->errtext : strerror(tw->err));
+	}
+	return tar_end(tw, rep, complete);
+}
+
+void tar_close(struct tar_writer *tw)
+{
+	unsigned int i;
+	size_t j;
+
+	if (!tw)
+		return;
+	/* not finished: freeing would end the archive */
+	tw->discard = true;
+	if (tw->a)
+		archive_write_free(tw->a);
+	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO)
+		close(tw->fd);
+	if (tw->window_ready)
+		ord_window_fini(&tw->window);
+	nidmap_for_each(&tw->first, j)
+		free(*(char **)nidmap_val(&tw->first, j));
+	nidmap_fini(&tw->first);
+	for (i = 0; i < tw->nmsgs; i++)
+		free(tw->msgs[i].text);
+	free(tw->errtext);
+	free(tw->io);
+	free(tw->zeros);
+	free(tw);
+}

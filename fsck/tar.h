@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The archive writer of --tar: the tree as a pax archive (or another
+ * libarchive writer format), entries in walk order while workers decode
+ * ahead.
+ *
+ * Every entry is an item of one ordered window (window.h), numbered on the
+ * walker in walk order. Directories, symlinks, devices and fifos are built
+ * and completed on the walker; a regular file is completed by the task
+ * that checked it (or by the last piece of a split file) once its data
+ * has been read and verified whole. Whichever thread completes the item
+ * that is due writes it, and the completed ones after it, to the archive:
+ * one thread at a time, in walk order. A file whose data failed is left
+ * out; later entries still follow.
+ *
+ * File data waits for its turn in memory when the file is at most
+ * TAR_MEM_FILE bytes, else in an unnamed spool file in $TMPDIR (or /tmp),
+ * written at its offsets by the pieces in any order. The window holds
+ * TAR_WINDOW_BYTES: a file in memory counts its size, a spooled file
+ * TAR_MEM_FILE, every entry TAR_ENTRY_BYTES more, so at most
+ * TAR_WINDOW_BYTES of data wait in memory and a few files in spools.
+ *
+ * Holes of the image, and with --sparse aligned blocks of zeros, are
+ * never stored: they become the entry's sparse map where the format has
+ * one (pax). Later names of a hard-linked inode are hardlink entries
+ * naming the first name written; when that one was left out, so are they.
+ *
+ * What the format cannot hold (xattrs, ACLs, nanoseconds, sparse maps,
+ * hard links, sockets, what libarchive refuses or warns about) is counted
+ * by kind and reported once per kind by tar_finish().
+ *
+ * Thread safety: tar_open, tar_set_pool, tar_node, tar_link,
+ * tar_file_begin, tar_finish and tar_close on the walker only;
+ * tar_file_write, tar_file_hole and tar_file_done on the thread working
+ * on the file (pieces of one file may write and punch holes concurrently,
+ * in distinct ranges); tar_failed anywhere.
+ */
+#ifndef FSCK_TAR_H
+#define FSCK_TAR_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+#include "walk.h"
+
+struct erofs_pool;
+struct xa_list;
+struct tar_writer;
+struct tar_file;
+
+#define TAR_WINDOW_BYTES (32u << 20)
+#define TAR_MEM_FILE (4u << 20)
+#define TAR_ENTRY_BYTES 1024u
+
+struct tar_opts {
+	const char *file; /* "-": standard output */
+	const char *format; /* libarchive writer name; NULL: pax */
+	bool sparse; /* --sparse: zero blocks are holes */
+	unsigned int blksz; /* the image's block size */
+};
+
+#ifdef HAVE_LIBARCHIVE
+
+/* Open the output and the writer; 0 or a negative errno (reported). */
+int tar_open(struct tar_writer **tw, const struct tar_opts *o,
+	     struct report *rep);
+
+/* The pool whose batches the walker flushes before waiting for room. */
+void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool);
+
+/*
+ * The first name of an inode that is not a regular file; target is a
+ * symlink's, NUL-terminated. Sockets are counted and left out. 0 or a
+ * negative errno.
+ */
+int tar_node(struct tar_writer *tw, const struct walk_entry *e,
+	     const char *target, const struct xa_list *xl);
+
+/* A later name of an inode met before. 0 or a negative errno. */
+int tar_link(struct tar_writer *tw, const struct walk_entry *e);
+
+/*
+ * The first name of a regular file, in walk order, before its task is
+ * queued: *tf takes its data until tar_file_done(). 0 or a negative
+ * errno (reported in rep, at loc).
+ */
+int tar_file_begin(struct tar_writer *tw, const struct walk_entry *e,
+		   struct report *rep, const struct fsck_loc *loc,
+		   struct tar_file **tf);
+
+/* Decoded bytes at file offset off. 0 or a negative errno. */
+int tar_file_write(struct tar_file *tf, const void *buf, size_t len,
+		   uint64_t off);
+
+/* A hole of the image. 0 or -ENOMEM. */
+int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len);
+
+/*
+ * The file is done: ok if its data, xattrs (xl) and every write were
+ * good; tf is the writer's from here on.
+ */
+void tar_file_done(struct tar_file *tf, bool ok, const struct xa_list *xl);
+
+/* Has writing the archive failed (the run should stop)? */
+bool tar_failed(const struct tar_writer *tw);
+
+/*
+ * After every task: report what the format could not hold, then end the
+ * archive (complete: with its trailer). 0 or a negative errno.
+ */
+int tar_finish(struct tar_writer *tw, struct report *rep, bool complete);
+
+void tar_close(struct tar_writer *tw);
+
+#else
+
+/*
+ * Built without libarchive: main.c refuses --tar before anything is read,
+ * so no writer ever exists for these to be called with.
+ */
+static inline int tar_open(struct tar_writer **tw, const struct tar_opts *o,
+			   struct report *rep)
+{
+	*tw = NULL;
+	return -EOPNOTSUPP;
+}
+
+static inline void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool)
+{
+}
+
+static inline int tar_node(struct tar_writer *tw, const struct walk_entry *e,
+			   const char *target, const struct xa_list *xl)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int tar_link(struct tar_writer *tw, const struct walk_entry *e)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int tar_file_begin(struct tar_writer *tw,
+				 const struct walk_entry *e, struct report *rep,
+				 const struct fsck_loc *loc,
+				 struct tar_file **tf)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int tar_file_write(struct tar_file *tf, const void *buf,
+				 size_t len, uint64_t off)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void tar_file_done(struct tar_file *tf, bool ok,
+				 const struct xa_list *xl)
+{
+}
+
+static inline bool tar_failed(const struct tar_writer *tw)
+{
+	return false;
+}
+
+static inline int tar_finish(struct tar_writer *tw, struct report *rep,
+			     bool complete)
+{
+	return 0;
+}
+
+static inline void tar_close(struct tar_writer *tw)
+{
+}
+
+#endif
+
+#endif

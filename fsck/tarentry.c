@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "erofs/inode.h"
+#include "extract.h"
+#include "tarentry.h"
+
+/* The POSIX ACL xattr value: a version 2 header, then 8-byte entries. */
+#define ACL_XATTR_VERSION 2
+#define ACL_HEADER_SIZE 4
+#define ACL_ENTRY_SIZE 8
+
+#define ACL_ACCESS_NAME "system.posix_acl_access"
+#define ACL_DEFAULT_NAME "system.posix_acl_default"
+
+static const char *const lost_text[TAR_LOST_KINDS] = {
+	[TAR_LOST_XATTRS] = "extended attributes are left out",
+	[TAR_LOST_ACLS] = "ACLs are left out",
+	[TAR_LOST_NSEC] = "mtimes lose their nanoseconds",
+	[TAR_LOST_SPARSE] = "holes are stored as zeros",
+	[TAR_LOST_LINKS] = "later names of hard-linked files are left out",
+	[TAR_LOST_SOCKETS] = "sockets are left out",
+};
+
+const char *tarentry_lost_text(enum tar_lost kind)
+{
+	return lost_text[kind];
+}
+
+void tarentry_caps(struct archive *a, struct tar_caps *caps)
+{
+	int fmt = archive_format(a);
+
+	memset(caps, 0, sizeof(*caps));
+	if (fmt == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE ||
+	    fmt == ARCHIVE_FORMAT_TAR_PAX_RESTRICTED) {
+		caps->xattrs = caps->acls = caps->nsec = caps->sparse = true;
+	} else if ((fmt & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_XAR) {
+		caps->xattrs = caps->nsec = true;
+	}
+	/* the tar formats have hardlink entries; the others need the data */
+	caps->links = (fmt & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR;
+}
+
+void tarentry_lose(uint64_t *lost, enum tar_lost kind)
+{
+	__atomic_add_fetch(&lost[kind], 1, __ATOMIC_RELAXED);
+}
+
+static uint32_t get_le(const uint8_t *p, unsigned int bytes)
+{
+	uint32_t v = 0;
+
+	while (bytes--)
+		v = v << 8 | p[bytes];
+	return v;
+}
+
+static int acl_tag(unsigned int tag)
+{
+	switch (tag) {
+	case 0x01:
+		return ARCHIVE_ENTRY_ACL_USER_OBJ;
+	case 0x02:
+		return ARCHIVE_ENTRY_ACL_USER;
+	case 0x04:
+		return ARCHIVE_ENTRY_ACL_GROUP_OBJ;
+	case 0x08:
+		return ARCHIVE_ENTRY_ACL_GROUP;
+	case 0x10:
+		return ARCHIVE_ENTRY_ACL_MASK;
+	case 0x20:
+		return ARCHIVE_ENTRY_ACL_OTHER;
+	default:
+		return -1;
+	}
+}
+
+static bool acl_valid(const uint8_t *v, size_t len)
+{
+	size_t off;
+
+	if (len < ACL_HEADER_SIZE || (len - ACL_HEADER_SIZE) % ACL_ENTRY_SIZE ||
+	    get_le(v, 4) != ACL_XATTR_VERSION)
+		return false;
+	for (off = ACL_HEADER_SIZE; off < len; off += ACL_ENTRY_SIZE)
+		if (acl_tag(get_le(v + off, 2)) < 0 ||
+		    get_le(v + off + 2, 2) > 7)
+			return false;
+	return true;
+}
+
+/* The ACL entries of a valid value; 0 or -ENOMEM. */
+static int acl_add(struct archive_entry *ae, int type, const uint8_t *v,
+		   size_t len)
+{
+	const uint8_t *p;
+	int tag, id;
+	size_t off;
+
+	for (off = ACL_HEADER_SIZE; off < len; off += ACL_ENTRY_SIZE) {
+		p = v + off;
+		tag = acl_tag(get_le(p, 2));
+		id = tag == ARCHIVE_ENTRY_ACL_USER ||
+				     tag == ARCHIVE_ENTRY_ACL_GROUP
+			     ? (int)get_le(p + 4, 4)
+			     : -1;
+		if (archive_entry_acl_add_entry(ae, type, (int)get_le(p + 2, 2),
+						tag, id, NULL) != ARCHIVE_OK)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * An ACL xattr becomes ACL entries; 1 when it is not one (kept as is).
+ * libarchive takes the group bits of the mode from the group entry, not
+ * from the mask: the header's mode then has the group entry's bits, and
+ * extraction, setting the ACL, gives the inode's mode back.
+ */
+static int add_acl(const struct tar_caps *caps, struct archive_entry *ae,
+		   const struct xa_item *it, uint64_t *lost)
+{
+	int type;
+
+	if (!strcmp(it->name, ACL_ACCESS_NAME))
+		type = ARCHIVE_ENTRY_ACL_TYPE_ACCESS;
+	else if (!strcmp(it->name, ACL_DEFAULT_NAME))
+		type = ARCHIVE_ENTRY_ACL_TYPE_DEFAULT;
+	else
+		return 1;
+	if (!acl_valid(it->value, it->len))
+		return 1;
+	if (!caps->acls) {
+		tarentry_lose(lost, TAR_LOST_ACLS);
+		return 0;
+	}
+	return acl_add(ae, type, it->value, it->len);
+}
+
+static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
+		      const struct xa_list *xl, uint64_t *lost)
+{
+	bool dropped = false;
+	size_t i;
+	int ret;
+
+	for (i = 0; xl && i < xl->n; i++) {
+		ret = add_acl(caps, ae, &xl->items[i], lost);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (!caps->xattrs) {
+			dropped = true;
+			continue;
+		}
+		archive_entry_xattr_add_entry(ae, xl->items[i].name,
+					      xl->items[i].value,
+					      xl->items[i].len);
+	}
+	if (dropped)
+		tarentry_lose(lost, TAR_LOST_XATTRS);
+	return 0;
+}
+
+struct archive_entry *tarentry_new(const struct tar_caps *caps,
+				   const char *name,
+				   const struct erofs_inode *inode,
+				   const char *target, const struct xa_list *xl,
+				   uint64_t *lost)
+{
+	struct archive_entry *ae = archive_entry_new();
+
+	if (!ae)
+		return NULL;
+	archive_entry_copy_pathname(ae, name);
+	archive_entry_set_mode(ae, inode->mode);
+	archive_entry_set_uid(ae, inode->uid);
+	archive_entry_set_gid(ae, inode->gid);
+	archive_entry_set_mtime(ae, inode->mtime, inode->mtime_nsec);
+	if (inode->mtime_nsec && !caps->nsec)
+		tarentry_lose(lost, TAR_LOST_NSEC);
+	if (S_ISREG(inode->mode))
+		archive_entry_set_size(ae, (la_int64_t)inode->size);
+	if (S_ISCHR(inode->mode) || S_ISBLK(inode->mode)) {
+		archive_entry_set_rdevmajor(ae, erofs_rdev_major(inode->rdev));
+		archive_entry_set_rdevminor(ae, erofs_rdev_minor(inode->rdev));
+	}
+	if (target)
+		archive_entry_copy_symlink(ae, target);
+	if (add_xattrs(caps, ae, xl, lost)) {
+		archive_entry_free(ae);
+		return NULL;
+	}
+	return ae;
+}

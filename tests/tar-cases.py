@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""tar-cases.py - fsck.erofs --tar on images made here, on a damaged image,
+with other formats and bad options (TAP).
+
+A tree is made (as root: devices, a fifo, two sockets, owners, set-id and
+sticky bits, security.capability, security.selinux, trusted.* and user.*
+xattrs with '=', '%' and non-ASCII bytes in their names, access and
+default ACLs, hard links, a file of zeros but one block, a 6 MiB file)
+and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
+
+ 1. as root, for both images: bsdtar -xp --xattrs --acls --numeric-owner
+    unpacks --tar=- into exactly the tree of the image's --manifest,
+    sockets aside (one warning for both) and but for the mtime of ".";
+    the same with --sparse;
+ 2. --sparse makes the file of zeros a sparse entry with one data block
+    and a smaller archive; without it the entry is not sparse;
+ 3. -j1, -j2 and -j8 (files split into one-extent pieces) write the same
+    bytes, with --sparse too;
+ 4. the 6 MiB file waits in a spool in TMPDIR: a TMPDIR that does not
+    exist is an error naming it (exit 8);
+ 5. a damaged image (corrupt.py's pcluster-filled-ff of lz4hc-default):
+    exit 4; bsdtar reads the archive to its end; the damaged file is not in
+    it; every other entry is (as root: unpacked, the manifest but that
+    file's line); -j2 and -j8 write the same archive;
+ 6. --format=ustar, gnutar, cpio, newc, zip: what the format cannot hold is
+    warned about once per kind (each line once), bsdtar reads the archive
+    to its end; an unknown format is an error naming it;
+ 7. bad options: --tar=- with --list, --format without --tar and an empty
+    --tar= are usage errors (16); an output that cannot be created is an
+    error naming it (8), and so is one that fills up (/dev/full).
+
+Environment: FSCK, srcdir, EROFS_TEST_DATA (unpacked images, optional).
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+
+SRCDIR = os.environ.get("srcdir", os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, SRCDIR)
+from taplib import tap, tap_end, tap_skip  # noqa: E402
+import corrupt  # noqa: E402
+import tarlib  # noqa: E402
+
+FSCK = os.environ.get("FSCK", "fsck.erofs")
+THREADED = dict(os.environ, EROFS_FSCK_SYNC_NS="0", EROFS_FSCK_SPLIT="1")
+ROOT = os.geteuid() == 0
+BLOCK = 4096
+ODD_NAMES = [b"user.a=b", b"user.100%", b"user.caf\xc3\xa9",
+             b"user.latin\xe9\xff", b"user.%3D"]
+
+
+def write(path, data, mode=0o644):
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, mode)
+
+
+def try_run(args):
+    return subprocess.run(args, capture_output=True).returncode == 0
+
+
+def make_root_parts(top):
+    os.mknod(os.path.join(top, "null"), 0o620 | 0o020000, os.makedev(1, 3))
+    os.mknod(os.path.join(top, "loop9"), 0o640 | 0o060000, os.makedev(7, 9))
+    os.chown(os.path.join(top, "loop9"), 1234, 5678)
+    write(os.path.join(top, "setuid"), b"#!/bin/sh\n", 0o4755)
+    os.chown(os.path.join(top, "setuid"), 1000, 1000)
+    os.chmod(os.path.join(top, "setuid"), 0o4755)
+    write(os.path.join(top, "cap"), b"cap\n", 0o755)
+    try_run(["setcap", "cap_net_raw+ep", os.path.join(top, "cap")])
+    for name, value in ((b"security.selinux", b"system_u:object_r:x:s0\0"),
+                        (b"trusted.overlay.opaque", b"y")):
+        try:
+            os.setxattr(os.path.join(top, "cap"), name, value)
+        except OSError:
+            pass
+
+
+def make_tree(top):
+    os.mkdir(top)
+    write(os.path.join(top, "plain"), b"plain\n")
+    write(os.path.join(top, "odd-xattrs"), b"odd\n")
+    for i, name in enumerate(ODD_NAMES):
+        try:
+            os.setxattr(os.path.join(top, "odd-xattrs"), name,
+                        b"value %d \0\xff" % i)
+        except OSError:
+            pass
+    write(os.path.join(top, "acl-file"), b"acl\n")
+    try_run(["setfacl", "-m", "u:1000:rw,g:100:r", os.path.join(top,
+                                                                "acl-file")])
+    os.mkdir(os.path.join(top, "acl-dir"))
+    try_run(["setfacl", "-d", "-m", "u:1000:rwx",
+             os.path.join(top, "acl-dir")])
+    os.mkdir(os.path.join(top, "sticky"), 0o1777)
+    os.chmod(os.path.join(top, "sticky"), 0o3777)
+    os.mkfifo(os.path.join(top, "fifo"))
+    for name in ("sock1", "sock2"):
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(os.path.join(top, name))
+        s.close()
+    write(os.path.join(top, "linked"), b"linked " * 1000)
+    os.mkdir(os.path.join(top, "sub"))
+    os.link(os.path.join(top, "linked"), os.path.join(top, "sub", "link2"))
+    os.link(os.path.join(top, "linked"), os.path.join(top, "zz-link3"))
+    os.symlink("plain", os.path.join(top, "symlink"))
+    zeros = bytearray(64 * BLOCK)
+    zeros[20 * BLOCK:21 * BLOCK] = b"x" * BLOCK
+    write(os.path.join(top, "zeros"), bytes(zeros))
+    write(os.path.join(top, "big"), os.urandom(3 << 20) + b"ab" * (3 << 19))
+    deep = os.path.join(top, *(["d" * 60] * 5))
+    os.makedirs(deep)
+    write(os.path.join(deep, "f" * 90), b"deep\n")
+    if ROOT:
+        make_root_parts(top)
+    os.utime(os.path.join(top, "plain"), ns=(0, 1234567890123456789))
+
+
+def mkfs(image, tree, opts):
+    return try_run(["mkfs.erofs", "--quiet", "--preserve-mtime"] + opts +
+                   [image, tree])
+
+
+def manifest_lines(image):
+    rc, out, err = tarlib.run([FSCK, "--manifest", image])
+    return [line for line in out.decode().splitlines()
+            if line.split(" ")[1] != "s"]
+
+
+def tar_out(args, env=None):
+    return tarlib.run([FSCK, "--tar=-"] + args, env=env)
+
+
+def check_roundtrip(tag, image, scratch, extra):
+    if not ROOT:
+        tap_skip("%s: bsdtar unpacks the image's manifest" %
+                 " ".join([tag] + extra), "needs root")
+        return
+    tarball = os.path.join(scratch, "rt.tar")
+    rc, out, err = tar_out(extra + [image])
+    with open(tarball, "wb") as f:
+        f.write(out)
+    dest = tarlib.fresh_dir(scratch, "rt")
+    urc, uerr = tarlib.unpack("bsdtar", tarball, dest)
+    bad = tarlib.compare_manifests(manifest_lines(image),
+                                   tarlib.tree_manifest(dest),
+                                   tarlib.BSDTAR_IGNORES)
+    want_err = "fsck.erofs: warning: --tar: sockets are left out (2)\n"
+    if rc or err != want_err or urc:
+        bad.insert(0, "exit %d, bsdtar %d: %s %s" % (rc, urc, err, uerr))
+    tap(not bad, "%s: bsdtar unpacks the image's manifest, one warning "
+        "for the sockets" % " ".join([tag] + extra), bad)
+
+
+def sparse_map(tarball, name):
+    with tarfile.open(tarball) as t:
+        m = t.getmember(name)
+        return m.sparse if m.issparse() else None
+
+
+def check_sparse(image, scratch):
+    sizes = {}
+    maps = {}
+    for opt in ([], ["--sparse"]):
+        rc, out, err = tar_out(opt + [image])
+        path = os.path.join(scratch, "sp.tar")
+        with open(path, "wb") as f:
+            f.write(out)
+        sizes[bool(opt)] = len(out)
+        maps[bool(opt)] = sparse_map(path, "zeros")
+    want = [(20 * BLOCK, BLOCK), (64 * BLOCK, 0)]
+    tap(maps[True] == want and maps[False] is None and
+        sizes[True] < sizes[False],
+        "--sparse: the file of zeros is a sparse entry of one block, "
+        "a smaller archive; without it not sparse",
+        ["maps %s, sizes %s" % (maps, sizes)])
+
+
+def check_jobs(tag, image):
+    for extra in ([], ["--sparse"]):
+        rc, single, err = tar_out(["-j1"] + extra + [image])
+        for j in ("-j2", "-j8"):
+            rc2, out, err2 = tar_out([j] + extra + [image], env=THREADED)
+            tap(rc == rc2 and out == single,
+                "%s: %s writes the archive -j1 writes" %
+                (" ".join([tag] + extra), j),
+                ["exit %d/%d, %d bytes against %d" %
+                 (rc, rc2, len(out), len(single)), err2])
+
+
+def check_spool(image):
+    env = dict(os.environ, TMPDIR="/nonexistent/spool-dir")
+    rc, out, err = tarlib.run([FSCK, "--tar=/dev/null", image], env=env)
+    tap(rc == 8 and "/nonexistent/spool-dir" in err and "spool" in err,
+        "a spool in a TMPDIR that does not exist: exit 8, naming it",
+        ["exit %d" % rc, err])
+
+
+def check_damaged(scratch):
+    img = corrupt.load(os.path.join(SRCDIR, "data"), "lz4hc-default")
+    variant = next(v for v in corrupt.data_variants(img)
+                   if v.name == "pcluster-filled-ff")
+    image = os.path.join(scratch, "damaged.erofs")
+    with open(image, "wb") as f:
+        f.write(variant.data)
+    tarball = os.path.join(scratch, "damaged.tar")
+    rc, out, err = tar_out(["-j1", image])
+    with open(tarball, "wb") as f:
+        f.write(out)
+    listed = subprocess.run(["bsdtar", "-tf", tarball], capture_output=True)
+    names = {tarlib.bsdtar_name(n) for n in
+             listed.stdout.decode("latin-1").split("\n") if n}
+    with open(os.path.join(SRCDIR, "data", "s1-small.manifest")) as f:
+        want = [line for line in f.read().splitlines()
+                if line.split(" ")[1] != "s"]
+    expected = {tarlib.manifest_name(line) for line in want} - {b"mixed.bin"}
+    tap(rc == 4 and listed.returncode == 0 and names == expected,
+        "damaged: exit 4, bsdtar reads the archive to its end, every entry "
+        "but the damaged file", ["exit %d, bsdtar %d, missing %s, extra %s"
+                                 % (rc, listed.returncode,
+                                    sorted(expected - names)[:5],
+                                    sorted(names - expected)[:5]), err])
+    for j in ("-j2", "-j8"):
+        rc2, out2, _ = tar_out([j, image], env=THREADED)
+        tap(rc2 == 4 and out2 == out,
+            "damaged: %s writes the archive -j1 writes" % j,
+            ["exit %d, %d bytes against %d" % (rc2, len(out2), len(out))])
+    if not ROOT:
+        tap_skip("damaged: the other files unpack exactly", "needs root")
+        return
+    dest = tarlib.fresh_dir(scratch, "dmg")
+    tarlib.unpack("bsdtar", tarball, dest)
+    want = [line for line in want if not line.startswith("mixed.bin ")]
+    bad = tarlib.compare_manifests(want, tarlib.tree_manifest(dest),
+                                   tarlib.BSDTAR_IGNORES)
+    tap(not bad, "damaged: the other files unpack exactly", bad)
+
+
+FORMATS = {
+    "ustar": ["extended attributes", "ACLs", "nanoseconds", "holes"],
+    "gnutar": ["extended attributes", "ACLs", "nanoseconds", "holes"],
+    "cpio": ["extended attributes", "hard-linked"],
+    "newc": ["extended attributes", "hard-linked"],
+    "zip": ["extended attributes", "hard-linked"],
+}
+
+
+def check_formats(image, scratch):
+    for fmt, kinds in sorted(FORMATS.items()):
+        path = os.path.join(scratch, "fmt.out")
+        rc, out, err = tarlib.run([FSCK, "--tar=" + path, "--sparse",
+                                   "--format=" + fmt, image])
+        lines = err.splitlines()
+        bad = ["said twice: %s" % line for line in set(lines)
+               if lines.count(line) > 1]
+        bad += ["no warning about %s" % kind for kind in kinds
+                if sum(kind in line for line in lines) != 1]
+        listed = subprocess.run(["bsdtar", "-tf", path], capture_output=True)
+        if listed.returncode or rc not in (0, 8):
+            bad.append("exit %d, bsdtar -t %d: %s" %
+                       (rc, listed.returncode, listed.stderr[:200]))
+        tap(not bad, "--format=%s: warned once per kind (%s), bsdtar reads "
+            "it" % (fmt, ", ".join(kinds)), bad + lines)
+    rc, out, err = tarlib.run([FSCK, "--tar=/dev/null", "--format=nosuch",
+                               image])
+    tap(rc == 8 and "--format=nosuch" in err,
+        "an unknown --format: exit 8, naming it", ["exit %d" % rc, err])
+
+
+def check_options(image):
+    cases = [
+        (["--tar=-", "--list"], 16, "--tar=-"),
+        (["--format=ustar"], 16, "--format needs --tar"),
+        (["--tar="], 16, "--tar="),
+        (["--tar=/nonexistent/dir/a.tar"], 8, "/nonexistent/dir/a.tar"),
+        (["--tar=/dev/full"], 8, "--tar=/dev/full: No space left"),
+    ]
+    for args, code, says in cases:
+        rc, out, err = tarlib.run([FSCK] + args + [image])
+        tap(rc == code and says in err and not out,
+            "%s: exit %d, saying %s" % (" ".join(args), code, says),
+            ["exit %d" % rc, err])
+
+
+def main():
+    if not tarlib.have_tar(FSCK):
+        print("1..0 # SKIP fsck.erofs built without libarchive")
+        return 0
+    for tool, package in (("bsdtar", "libarchive-tools"),
+                          ("mkfs.erofs", "erofs-utils")):
+        if not shutil.which(tool):
+            print("1..0 # SKIP %s not installed (Debian package %s)" %
+                  (tool, package))
+            return 0
+    with tarlib.Scratch() as scratch:
+        tree = os.path.join(scratch.path, "tree")
+        make_tree(tree)
+        images = {}
+        for tag, opts in (("plain", ["-Eforce-inode-extended"]),
+                          ("lz4hc", ["-zlz4hc"])):
+            images[tag] = os.path.join(scratch.path, tag + ".erofs")
+            if not mkfs(images[tag], tree, opts):
+                print("Bail out! mkfs.erofs %s failed" % tag)
+                return 1
+        for tag, image in sorted(images.items()):
+            check_roundtrip(tag, image, scratch.path, [])
+            check_roundtrip(tag, image, scratch.path, ["--sparse"])
+            check_jobs(tag, image)
+        check_sparse(images["plain"], scratch.path)
+        check_spool(images["lz4hc"])
+        check_damaged(scratch.path)
+        check_formats(images["plain"], scratch.path)
+        check_options(images["plain"])
+    return tap_end()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

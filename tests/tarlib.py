@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: MIT
+"""tarlib.py - what the --tar tests share: running fsck.erofs, a scratch
+directory (on a tmpfs as root, for every kind of xattr), unpacking with
+bsdtar or GNU tar, comparing manifests and listings."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRCDIR = os.environ.get("srcdir", os.path.dirname(os.path.abspath(__file__)))
+TREEMANIFEST = os.path.join(SRCDIR, "treemanifest.py")
+
+UNPACK = {
+    "bsdtar": ["bsdtar", "-xp", "--xattrs", "--acls", "--numeric-owner",
+               "-f"],
+    "tar": ["tar", "-xp", "--xattrs", "--xattrs-include=*", "--acls",
+            "--numeric-owner", "-f"],
+}
+
+# bsdtar leaves the mtime of "." alone
+BSDTAR_IGNORES = {"root_mtime": True,
+                  "what": " (but the mtime of \".\")"}
+# GNU tar ignores LIBARCHIVE.xattr headers (ACLs come in SCHILY.acl ones)
+# and sets a pax mtime before 1970 with a fraction one second early (the
+# "-1.5" of times/minus-half comes back as -2.5)
+GNUTAR_IGNORES = {"root_mtime": False, "acls_only": True,
+                  "negative_nsec": True,
+                  "what": " (but xattrs other than ACLs, and mtimes before "
+                          "1970 with nanoseconds)"}
+
+
+def run(args, env=None, stdin=None):
+    """(exit status, standard output bytes, standard error text)"""
+    p = subprocess.run(args, env=env, stdin=stdin, capture_output=True)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def have_tar(fsck):
+    """is --tar built in? (the usage error of a bad option otherwise)"""
+    rc, _, err = run([fsck, "--tar=/dev/null", "/nonexistent"])
+    return "without libarchive" not in err
+
+
+class Scratch:
+    """a temporary directory, on a tmpfs when root can mount one"""
+
+    def __enter__(self):
+        self.path = tempfile.mkdtemp(prefix="tar-test.", dir=".")
+        self.mounted = os.geteuid() == 0 and subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1g,mode=0700",
+             "erofs-tar-test", self.path], capture_output=True
+        ).returncode == 0
+        return self
+
+    def __exit__(self, *exc):
+        if self.mounted:
+            subprocess.run(["umount", self.path])
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def fresh_dir(parent, name):
+    path = os.path.join(parent, name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.mkdir(path)
+    return path
+
+
+def unpack(tool, tarball, dest):
+    p = subprocess.run(UNPACK[tool] + [os.path.abspath(tarball)], cwd=dest,
+                       capture_output=True)
+    return p.returncode, p.stderr.decode(errors="replace")
+
+
+def tree_manifest(path):
+    out = subprocess.run([sys.executable, TREEMANIFEST, path],
+                         capture_output=True, check=True).stdout
+    return out.decode().splitlines()
+
+
+def _fields(line, ignore):
+    f = line.split(" ")
+    if f[0] == "." and ignore.get("root_mtime"):
+        f[6] = "*"
+    if ignore.get("negative_nsec") and f[6].startswith("-") and \
+            not f[6].endswith(".000000000"):
+        f[6] = "*"
+    if ignore.get("acls_only") and f[11] != "-":
+        acls = [x for x in f[11].split(",")
+                if x.startswith("system.posix_acl")]
+        f[11] = ",".join(acls) or "-"
+    return f
+
+
+def compare_manifests(want, got, ignore):
+    """differences between manifest lines, as text"""
+    w = {line.split(" ")[0]: _fields(line, ignore) for line in want}
+    g = {line.split(" ")[0]: _fields(line, ignore) for line in got}
+    bad = ["missing: %s" % p for p in sorted(set(w) - set(g))]
+    bad += ["unexpected: %s" % p for p in sorted(set(g) - set(w))]
+    for p in sorted(set(w) & set(g)):
+        if w[p] != g[p]:
+            bad.append("%s: want %s, got %s" %
+                       (p, " ".join(w[p][1:]), " ".join(g[p][1:])))
+    return bad
+
+
+def _unescape_list(s):
+    return re.sub(rb"\\x([0-9a-f]{2})",
+                  lambda m: bytes([int(m.group(1), 16)]), s.encode())
+
+
+_C_ESCAPES = {"\\": b"\\", "n": b"\n", "t": b"\t", "r": b"\r", "a": b"\a",
+              "b": b"\b", "f": b"\f", "v": b"\v"}
+
+
+def _unescape_bsdtar(s):
+    out = b""
+    i = 0
+    while i < len(s):
+        if s[i] == "\\" and re.match(r"[0-7]{3}", s[i + 1:i + 4]):
+            out += bytes([int(s[i + 1:i + 4], 8)])
+            i += 4
+        elif s[i] == "\\" and s[i + 1:i + 2] in _C_ESCAPES:
+            out += _C_ESCAPES[s[i + 1]]
+            i += 2
+        else:
+            out += s[i].encode("latin-1")
+            i += 1
+    return out
+
+
+def tar_name(raw):
+    raw = raw.rstrip(b"/")
+    return raw[2:] if raw.startswith(b"./") else raw or b"."
+
+
+def manifest_name(line):
+    """the raw path of a manifest line"""
+    return _unescape_list(line.split(" ")[0])
+
+
+def bsdtar_name(name):
+    """the raw path of a name bsdtar -t prints"""
+    return tar_name(_unescape_bsdtar(name))
+
+
+def _split_target(perm, rest, unescape):
+    sep = {"h": " link to ", "l": " -> "}.get(perm[0])
+    if sep and sep in rest:
+        name, target = rest.split(sep, 1)
+        return tar_name(unescape(name)), unescape(target)
+    return tar_name(unescape(rest)), None
+
+
+def _list_entry(line):
+    perm, owner, size, _, _, rest = line.split(" ", 5)
+    name, target = _split_target(perm, rest, _unescape_list)
+    return perm, owner, size, name, target
+
+
+def _bsdtar_entry(line):
+    perm, _, uid, gid, size, _, _, _, rest = line.split(None, 8)
+    if perm.endswith("+"):
+        # an ACL: libarchive's mode has its group entry's bits, not the
+        # mask's (unpacking sets the mask, giving the inode's mode back)
+        perm = perm[:4] + "***" + perm[7:-1]
+    name, target = _split_target(perm, rest, _unescape_bsdtar)
+    return perm, uid + "/" + gid, size, name, target
+
+
+def compare_listing(ours, theirs):
+    """--list lines against bsdtar -tv lines, in order"""
+    bad = []
+    if len(ours) != len(theirs):
+        bad.append("%d entries listed, bsdtar lists %d" %
+                   (len(ours), len(theirs)))
+    for a, b in zip(ours, theirs):
+        x, y = _list_entry(a), _bsdtar_entry(b)
+        if y[0][4:7] == "***":
+            x = (x[0][:4] + "***" + x[0][7:],) + x[1:]
+        if x[0][0] in "hld":
+            # bsdtar shows 0 for these; device numbers: both "M,m"
+            x, y = x[:2] + x[3:], y[:2] + y[3:]
+        if x != y:
+            bad.append("--list %r, bsdtar %r" % (a, b))
+    return bad
