@@ -24,6 +24,7 @@
 #include "extract.h"
 #include "interrupt.h"
 #include "nidmap.h"
+#include "sparse.h"
 #include "strbuf.h"
 #include "walk.h"
 
@@ -32,11 +33,6 @@
 #define FD_BUDGET_MIN 8
 /* copy_file_range() per call: short enough to notice a signal soon */
 #define X_COPY_CHUNK (8u << 20)
-/*
- * --sparse: the unit of a hole, the block size of common filesystems (a
- * smaller run of zeros would not free a block).
- */
-#define X_SPARSE_BLOCK 4096
 #define ACL_ACCESS "system.posix_acl_access"
 #define ACL_DEFAULT "system.posix_acl_default"
 /*
@@ -1593,13 +1589,8 @@ static int x_pwrite(struct extractor *x, struct report *rep,
 	return 0;
 }
 
-static bool x_all_zero(const uint8_t *p, size_t len)
-{
-	return !p[0] && !memcmp(p, p + 1, len - 1);
-}
-
 /*
- * --sparse: write all but the X_SPARSE_BLOCK-aligned blocks of zeros,
+ * --sparse: write all but the aligned blocks of zeros (fsck/sparse.h),
  * which the file, new and empty, already reads as. Only what is written
  * counts as its end: ftruncate gives it its size at the commit.
  */
@@ -1607,28 +1598,20 @@ static int x_write_sparse(struct extractor *x, struct report *rep,
 			  const struct fsck_loc *loc, int fd,
 			  const uint8_t *buf, size_t len, uint64_t off)
 {
-	uint64_t end = off + len, pos = off, data = off, next;
+	size_t data = 0, hole;
 	int ret;
 
-	for (; pos < end; pos = next) {
-		next = (pos / X_SPARSE_BLOCK + 1) * X_SPARSE_BLOCK;
-		if (next > end)
-			break;
-		if (pos % X_SPARSE_BLOCK ||
-		    !x_all_zero(buf + (pos - off), X_SPARSE_BLOCK))
-			continue;
-		if (data < pos) {
-			ret = x_pwrite(x, rep, loc, fd, buf + (data - off),
-				       (size_t)(pos - data), data);
+	while (data < len) {
+		hole = sparse_next_hole(buf, len, off, data);
+		if (hole > data) {
+			ret = x_pwrite(x, rep, loc, fd, buf + data, hole - data,
+				       off + data);
 			if (ret)
 				return ret;
 		}
-		data = next;
+		data = hole + SPARSE_BLOCK;
 	}
-	if (data == end)
-		return 0;
-	return x_pwrite(x, rep, loc, fd, buf + (data - off),
-			(size_t)(end - data), data);
+	return 0;
 }
 
 int extract_file_write(struct extractor *x, struct report *rep,

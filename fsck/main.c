@@ -684,13 +684,12 @@ static int open_android(const struct fsck_cfg *cfg, struct report *rep,
 }
 
 static int open_tar(const struct fsck_cfg *cfg, struct report *rep,
-		    const struct erofs_image *img, struct tar_writer **tw)
+		    struct tar_writer **tw)
 {
 	struct tar_opts o = {
 		.file = cfg->tar,
 		.format = cfg->format,
 		.sparse = cfg->sparse,
-		.blksz = img->blksz,
 	};
 
 	return tar_open(tw, &o, rep);
@@ -901,7 +900,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret && (cfg->fs_config || cfg->file_contexts))
 		ret = open_android(cfg, rep, &android);
 	if (!ret && cfg->tar)
-		ret = open_tar(cfg, rep, img, &tw);
+		ret = open_tar(cfg, rep, &tw);
 	if (ret)
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, manifest, x,

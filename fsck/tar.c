@@ -14,6 +14,7 @@
 #include "erofs/pool.h"
 #include "extract.h"
 #include "nidmap.h"
+#include "sparse.h"
 #include "tar.h"
 #include "tarentry.h"
 #include "window.h"
@@ -38,7 +39,6 @@ struct tar_writer {
 	const char *format;
 	struct tar_caps caps;
 	bool sparse;
-	unsigned int blksz;
 	struct ord_window window;
 	bool window_ready;
 	struct erofs_pool *pool;
@@ -412,7 +412,6 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 	tw->file = o->file;
 	tw->format = o->format ? o->format : "pax";
 	tw->sparse = o->sparse;
-	tw->blksz = o->blksz;
 	nidmap_init(&tw->first, sizeof(char *));
 	ret = tar_setup(tw, rep);
 	if (ret) {
@@ -629,42 +628,31 @@ out:
 	return ret;
 }
 
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	return !p[0] && !memcmp(p, p + 1, len - 1);
-}
-
-/* --sparse: aligned whole blocks of zeros become holes. */
+/* --sparse: aligned blocks of zeros become holes (fsck/sparse.h). */
 static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf, size_t len,
 			    uint64_t off)
 {
-	size_t bs = tf->tw->blksz, i = 0, data = 0, seg;
+	size_t data = 0, hole;
 	int ret;
 
-	while (i < len) {
-		seg = bs - (size_t)((off + i) % bs);
-		if (seg > len - i)
-			seg = len - i;
-		if (seg == bs && all_zero(buf + i, bs)) {
-			ret = i > data ? tar_store(tf, buf + data, i - data,
-						   off + data)
-				       : 0;
-			if (!ret)
-				ret = tar_file_hole(tf, off + i, bs);
-			if (ret)
-				return ret;
-			data = i + bs;
-		}
-		i += seg;
+	while (data < len) {
+		hole = sparse_next_hole(buf, len, off, data);
+		ret = hole > data ? tar_store(tf, buf + data, hole - data,
+					      off + data)
+				  : 0;
+		if (!ret && hole < len)
+			ret = tar_file_hole(tf, off + hole, SPARSE_BLOCK);
+		if (ret)
+			return ret;
+		data = hole + SPARSE_BLOCK;
 	}
-	return len > data ? tar_store(tf, buf + data, len - data, off + data)
-			  : 0;
+	return 0;
 }
 
 int tar_file_write(struct tar_file *tf, const void *buf, size_t len,
 		   uint64_t off)
 {
-	if (tf->tw->sparse && tf->tw->blksz)
+	if (tf->tw->sparse)
 		return tar_store_sparse(tf, buf, len, off);
 	return tar_store(tf, buf, len, off);
 }

@@ -59,7 +59,6 @@ struct tar_opts {
 	const char *file; /* "-": standard output */
 	const char *format; /* libarchive writer name; NULL: pax */
 	bool sparse; /* --sparse: zero blocks are holes */
-	unsigned int blksz; /* the image's block size */
 };
 
 #ifdef HAVE_LIBARCHIVE
