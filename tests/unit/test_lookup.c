@@ -29,8 +29,6 @@
 #include "erofs/inode.h"
 #include "unit.h"
 
-#define EROFS_TEST_DATA_DIR "/work/shared/fixtures"
-#define EROFS_BENCH_DATA_DIR "/work/shared/bench"
 
 #define BS 4096u
 #define IMG_BLOCKS 1024u
@@ -1161,35 +1159,14 @@ END_TEST
 
 /* ---- fixture images ---- */
 
-static bool data_path(char *buf, size_t len, const char *env,
-		      const char *dflt, const char *name)
-{
-	const char *dir = getenv(env);
-
-	snprintf(buf, len, "%s/%s", dir ? dir : dflt, name);
-	if (access(buf, R_OK)) {
-		fprintf(stderr, "skipped: %s not found\n", buf);
-		return false;
-	}
-	return true;
-}
-
 /*
- * The benchmark image: EROFS_BENCH_DATA, else shared/bench beside the
- * source tree (as CI lays it out), else the workplace's copy.
+ * The benchmark image (bench/README.md): seed-48bit.erofs in the directory
+ * EROFS_BENCH_DATA names. It is too big for tests/data, so the bench suite
+ * is a test of its own (test_lookup_bench), skipped when it is not given.
  */
-static bool bench_path(char *buf, size_t len)
+static void bench_path(char *buf, size_t len)
 {
-#ifdef EROFS_TEST_SHARED
-	if (!getenv("EROFS_BENCH_DATA")) {
-		snprintf(buf, len, "%s/bench/seed-48bit.erofs",
-			 EROFS_TEST_SHARED);
-		if (!access(buf, R_OK))
-			return true;
-	}
-#endif
-	return data_path(buf, len, "EROFS_BENCH_DATA", EROFS_BENCH_DATA_DIR,
-			 "seed-48bit.erofs");
+	unit_data_path(buf, len, "EROFS_BENCH_DATA", "seed-48bit.erofs");
 }
 
 struct nid_list {
@@ -1270,20 +1247,28 @@ static unsigned int compare_image(const char *path)
 START_TEST(test_fixtures)
 {
 	static const char *const names[] = {
-		"deflate-48bit-c32k.erofs", "deflate-48bit-c32k-full.erofs",
-		"lz4hc-48bit.erofs", "zstd-48bit.erofs",
+		"deflate-48bit-c32k.erofs", "lz4hc-48bit.erofs",
+		"zstd-48bit.erofs",
 	};
 	char path[512];
 	unsigned int i, files = 0;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (data_path(path, sizeof(path), "EROFS_TEST_DATA",
-			      EROFS_TEST_DATA_DIR, names[i]))
-			files += compare_image(path);
-	if (bench_path(path, sizeof(path)))
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		unit_fixture(path, sizeof(path), names[i]);
 		files += compare_image(path);
+	}
 	fprintf(stderr, "compared %u files with sorted extent records\n",
 		files);
+	ck_assert_uint_gt(files, 0);
+}
+END_TEST
+
+START_TEST(test_bench_image)
+{
+	char path[512];
+
+	bench_path(path, sizeof(path));
+	ck_assert_uint_gt(compare_image(path), 0);
 }
 END_TEST
 
@@ -1296,8 +1281,7 @@ START_TEST(test_bench_targets)
 	static char buf[65536];
 	char path[512];
 
-	if (!bench_path(path, sizeof(path)))
-		return;
+	bench_path(path, sizeof(path));
 	open_path(&o, path, false);
 	ck_assert_int_eq(erofs_lookup(&o.ctx, "/large_48bit.bin", &nid), 0);
 	read_inode(&o, nid, &ino);
@@ -1362,12 +1346,31 @@ static Suite *lookup_suite(void)
 	tc = tcase_create("images");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_fixtures);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* The benchmark image: its files against the plain search, its targets. */
+static Suite *bench_suite(void)
+{
+	Suite *s = suite_create("lookup-bench");
+	TCase *tc = tcase_create("bench");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_bench_image);
 	tcase_add_test(tc, test_bench_targets);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
+/* test_lookup_bench is this file built with UNIT_LOOKUP_BENCH=1 */
+#ifndef UNIT_LOOKUP_BENCH
+#define UNIT_LOOKUP_BENCH 0
+#endif
+
 int main(void)
 {
-	return unit_run(lookup_suite());
+	unit_require_dir(UNIT_LOOKUP_BENCH ? "EROFS_BENCH_DATA" :
+					     "EROFS_TEST_DATA");
+	return unit_run(UNIT_LOOKUP_BENCH ? bench_suite() : lookup_suite());
 }
