@@ -597,7 +597,10 @@ static int check_symlink(struct fsck_worker *w,
 	return 0;
 }
 
-/* Is xa the image-share digest of 6.7: exactly the long prefix, no more? */
+/*
+ * Is xa the image-share digest (format.md, "Image-share digests"): exactly
+ * the long prefix, no more?
+ */
 static bool is_digest_xattr(const struct erofs_image *img,
 			    const struct erofs_xattr *xa)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pcluster decoding: the codec table and the rules every codec shares,
- * zero padding (format 7.14) and the request checks of 8.1. The exact
- * length rules of 8.6 are applied by each codec, whose library decides how
- * an overlong or short stream shows.
+ * Pcluster decoding: the codec table and the rules every codec shares, zero
+ * padding (format.md, "Zero padding") and the request checks of "Decoding a
+ * pcluster". The exact length rules ("Exact lengths") are applied by each
+ * codec, whose library decides how an overlong or short stream shows.
  */
 #include <string.h>
 
@@ -44,7 +44,7 @@ static size_t zero_prefix_len(const uint8_t *buf, size_t len)
 
 /*
  * Without COMPR_CFGS the superblock has no algorithm set and only LZ4 can
- * be used (format 7.2).
+ * be used (format.md, "Compression algorithms").
  */
 static bool alg_enabled(const struct erofs_image *img, unsigned int alg)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Encoded extents (format section 7.12): records of 4 or 8 bytes, one per
- * lcluster, or sorted records of 16 or 32 bytes that carry their own file
+ * Encoded extents (format.md, "Encoded extents"): records of 4 or 8 bytes, one
+ * per lcluster, or sorted records of 16 or 32 bytes that carry their own file
  * offsets. Pclusters are byte-addressed and need not be block-aligned.
  *
  * A lookup in sorted records tries, in order:
@@ -366,7 +366,9 @@ static uint8_t z_ext_raw_fmt(const struct erofs_ctx *ctx,
 		return EROFS_FMT_INTERLACED;
 	return EROFS_FMT_SHIFTED;
 }
-/* Fill map from the record covering [la, end) (7.12, "meaning"). */
+/* Fill map from the record covering [la, end) 
+ * (format.md, "Encoded extents").
+ */
 static int z_ext_fill(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      const struct z_extent *ext, uint64_t la, uint64_t end,
 		      bool last, struct erofs_map *map)

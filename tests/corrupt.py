@@ -147,7 +147,8 @@ class Image:
 
 
 class CompressedMap:
-    """lcluster index of a compressed inode (doc 7.3 - 7.5)"""
+    """lcluster index of a compressed inode (format.md, "Map header",
+    "Full indexes", "Compact indexes")"""
 
     def __init__(self, img, inode):
         self.img = img

@@ -3,7 +3,8 @@
 
 usage: hostile.py [--write DIR] [--list] [SUBSTRING]
 
-Builds small images from scratch (format doc sections 2, 3, 4, 5, 6, 7),
+Builds small images from scratch (docs/format.md: the
+superblock, inodes, data layouts, directories, xattrs, compressed files),
 each claiming something huge or impossible: a directory tree 100,000
 levels deep, directories and files of terabytes, compressed extents of
 gigabytes, lcluster indexes that loop, xattr counts past the inode,
@@ -280,7 +281,8 @@ def one_file(mode, size, layout, u=0, nb=None, extended=True, meta=b"",
     img = Image(meta_blocks=(meta_size + 64) // BS + 2)
     img.incompat = incompat
     if lz4_cfg:
-        # COMPR_CFGS: LZ4 only, pclusters of up to 256 blocks (7.2)
+        # COMPR_CFGS: LZ4 only, pclusters of up to 256 blocks
+        # (format.md, "Compression algorithms")
         img.incompat |= INCOMPAT_BIG_PCLUSTER
         img.sb["compr_algs"] = 1
         img.after_sb = struct.pack("<HHH10x", 14, 65535, 256)
@@ -563,7 +565,8 @@ def shared_fragment(nfiles, broken, next=1):
                         fmt_bits=0x10, nb=0)
         off = i % next * llen + i // next * 100
         img.meta[end:end + 8] = struct.pack("<Q", FRAGMENT_INODE_BIT | off)
-    # a big pcluster (7.8): 12 MiB of LZ4 take 48 KiB at least
+    # a big pcluster (format.md, "Pcluster size"): 12 MiB of LZ4 take
+    # 48 KiB at least
     stream = lz4_run(llen - 64) + b"\x00\xff\xff" if broken else \
         lz4_run(llen)
     nblk = (len(stream) + BS - 1) // BS
@@ -585,7 +588,7 @@ def shared_fragment(nfiles, broken, next=1):
 
 
 def extents_file(size, nrecs, records, recsz=16, meta_size=None):
-    """COMPRESSED_FULL with encoded extents (7.12) of recsz bytes: records
+    """COMPRESSED_FULL with encoded extents (format.md) of recsz bytes: records
     are (plen, pstart, lstart)"""
     advise = ADVISE_EXTENTS | {4: 0, 8: 2, 16: 4, 32: 6}[recsz]
 

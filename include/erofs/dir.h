@@ -32,7 +32,8 @@ struct erofs_dirent {
 typedef int (*erofs_dirent_fn)(void *arg, const struct erofs_dirent *de);
 
 /*
- * Validate one directory block of maxsize usable bytes (5.2, 5.3, 9.4):
+ * Validate one directory block of maxsize usable bytes
+ * (format.md, "Directory blocks"):
  * nameoff0, increasing nameoffs, name lengths and bounds, no '/' or NUL in
  * names, file types, strict order inside the block. Calls fn for every
  * entry, '.' and '..' included. blkpos is the block's offset in the
@@ -59,7 +60,7 @@ int erofs_dir_iterate(struct erofs_ctx *ctx, const struct erofs_inode *dir,
  */
 int erofs_lookup(struct erofs_ctx *ctx, const char *path, uint64_t *nid);
 
-/* Compare two names as the format orders them (5.5). */
+/* Compare two names as the format orders them (format.md, "Name order"). */
 int erofs_name_cmp(const char *a, unsigned int alen, const char *b,
 		   unsigned int blen);
 
