@@ -38,6 +38,8 @@
  */
 #define Z_SUMS_MAX (1u << 20)
 #define Z_CHECKED_MAX (1u << 26)
+/* blocks of records whose first lstart a hint keeps (8 bytes each) */
+#define Z_FENCES_MAX (1u << 16)
 
 struct z_extent {
 	uint64_t idx;
@@ -74,6 +76,12 @@ struct z_hint {
 	/* one bit per block of records whose order has been checked */
 	uint64_t *checked;
 	uint64_t checked_base;	/* block of record 0 */
+	uint64_t nblks;		/* blocks the records span */
+	/*
+	 * recsz 16 and 32: lstart of the first record of every checked
+	 * block, so that a search finds the block of an offset in memory
+	 */
+	uint64_t *fence;
 	bool checked_tried;	/* no memory for the bits: checked_blk */
 	uint64_t checked_blk;
 	/* recsz 4: address at the first record of every stride-th block */
@@ -202,6 +210,7 @@ void z_erofs_hints_destroy(struct erofs_ctx *ctx)
 	for (i = 0; i < Z_HINT_SLOTS; i++) {
 		free(hints->slot[i].sums);
 		free(hints->slot[i].checked);
+		free(hints->slot[i].fence);
 	}
 	free(hints);
 	ctx->zhints = NULL;
@@ -234,6 +243,7 @@ static struct z_hint *z_hint_get(struct erofs_ctx *ctx,
 	}
 	free(victim->sums);
 	free(victim->checked);
+	free(victim->fence);
 	memset(victim, 0, sizeof(*victim));
 	victim->nid = inode->nid;
 	victim->records = inode->z.records;
@@ -501,9 +511,12 @@ static bool z_hint_checked(struct erofs_ctx *ctx,
 		h->checked_base = z->records >> bits;
 		nblks = ((z->records + z->recsz * (z->nextents - 1)) >> bits) -
 			h->checked_base + 1;
+		h->nblks = nblks;
 		if (nblks <= Z_CHECKED_MAX)
 			h->checked = calloc((nblks + 63) / 64,
 					    sizeof(*h->checked));
+		if (h->checked && nblks > 1 && nblks <= Z_FENCES_MAX)
+			h->fence = malloc(nblks * sizeof(*h->fence));
 		h->checked_blk = UINT64_MAX;
 	}
 	if (!h->checked)
@@ -512,7 +525,8 @@ static bool z_hint_checked(struct erofs_ctx *ctx,
 	return h->checked[i / 64] >> (i % 64) & 1;
 }
 
-static void z_hint_set_checked(struct z_hint *h, uint64_t blk)
+static void z_hint_set_checked(struct z_hint *h, uint64_t blk,
+			       uint64_t first_lstart)
 {
 	uint64_t i;
 
@@ -522,6 +536,8 @@ static void z_hint_set_checked(struct z_hint *h, uint64_t blk)
 	if (h->checked) {
 		i = blk - h->checked_base;
 		h->checked[i / 64] |= 1ULL << (i % 64);
+		if (h->fence)
+			h->fence[i] = first_lstart;
 	}
 }
 
@@ -565,7 +581,7 @@ static int z_sorted_hold(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		return i ? z_ext_unsorted(ctx, inode, &ext) :
 			   z_ext_not_zero(ctx, inode, &ext);
 	}
-	z_hint_set_checked(h, b->blk);
+	z_hint_set_checked(h, b->blk, z_ext_lstart(inode, b, b->first));
 	return 0;
 }
 
@@ -589,7 +605,8 @@ struct z_search {
 	uint64_t pos;
 	uint64_t lo, hi;
 	uint64_t lo_start, hi_start;	/* hi_start: i_size if hi is the end */
-	bool lo_known;			/* lo_ext loaded (else lo is 0) */
+	bool lo_known;			/* lo_ext loaded */
+	bool hi_known;			/* hi_ext loaded */
 	struct z_extent lo_ext, hi_ext;
 };
 
@@ -618,6 +635,7 @@ static int z_search_probe(struct erofs_ctx *ctx,
 		s->hi = m;
 		s->hi_start = ext.lstart;
 		s->hi_ext = ext;
+		s->hi_known = true;
 	}
 	return 0;
 }
@@ -674,6 +692,82 @@ static uint64_t z_search_guess(const struct z_search *s, unsigned int round)
 	return m;
 }
 
+/* Index of the first record in block blk of the table. */
+static uint64_t z_blk_first(const struct erofs_ctx *ctx,
+			    const struct erofs_inode *inode, uint64_t blk)
+{
+	uint64_t start = blk << ctx->img->blkszbits;
+	const struct z_erofs_info *z = &inode->z;
+
+	return start > z->records ? (start - z->records) / z->recsz : 0;
+}
+
+/*
+ * The fence of the i-th block of the table: the lstart of its first
+ * record, read with the block the first time it is needed.
+ */
+static int z_fence_get(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		       struct z_hint *h, uint64_t i, struct z_ext_blk *b,
+		       uint64_t *lstart)
+{
+	uint64_t blk = h->checked_base + i;
+	int ret;
+
+	if (!z_hint_checked(ctx, inode, h, blk)) {
+		ret = z_sorted_hold(ctx, inode, h, z_blk_first(ctx, inode, blk),
+				    b);
+		if (ret)
+			return ret;
+	}
+	*lstart = h->fence[i];
+	return 0;
+}
+
+/*
+ * Narrow the search to the records of the one block that holds pos: a
+ * binary search over the fences of the table's blocks, each of which costs
+ * a block read once per hint. On a table of uneven extents, where
+ * interpolation misses, random lookups then read the one block that holds
+ * their record. The fences must increase like the records they stand for.
+ */
+static int z_search_fences(struct erofs_ctx *ctx,
+			   const struct erofs_inode *inode, struct z_hint *h,
+			   struct z_search *s, struct z_ext_blk *b)
+{
+	uint64_t lo = 0, hi = h->nblks, lo_start = 0, mid, start;
+	struct z_extent ext;
+	int ret;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		ret = z_fence_get(ctx, inode, h, mid, b, &start);
+		if (ret)
+			return ret;
+		if (start <= lo_start || start >= s->hi_start) {
+			ret = z_sorted_get(ctx, inode, h, b,
+					   z_blk_first(ctx, inode,
+						       h->checked_base + mid),
+					   &ext);
+			return ret ? ret : z_ext_unsorted(ctx, inode, &ext);
+		}
+		if (start <= s->pos) {
+			lo = mid;
+			lo_start = start;
+		} else {
+			hi = mid;
+			s->hi_start = start;
+		}
+	}
+	if (hi < h->nblks)
+		s->hi = z_blk_first(ctx, inode, h->checked_base + hi);
+	if (lo) {
+		/* the block's first record starts at or before pos */
+		s->lo = z_blk_first(ctx, inode, h->checked_base + lo) - 1;
+		s->lo_start = lo_start - 1;
+	}
+	return 0;
+}
+
 /*
  * The record holding pos and the record after it. Each round reads one
  * block and probes at least one record in it, so the loop ends.
@@ -692,6 +786,11 @@ static int z_found_search(struct erofs_ctx *ctx,
 	struct z_extent prev;
 	int ret;
 
+	if (h && h->fence) {
+		ret = z_search_fences(ctx, inode, h, &s, &b);
+		if (ret)
+			return ret;
+	}
 	while (s.hi - s.lo > 1) {
 		ret = z_sorted_hold(ctx, inode, h, z_search_guess(&s, round++),
 				    &b);
@@ -701,6 +800,9 @@ static int z_found_search(struct erofs_ctx *ctx,
 			return ret;
 	}
 	if (!s.lo_known) {
+		/* the fences put pos past the first record of a block */
+		if (s.lo)
+			return z_ext_unsorted(ctx, inode, &s.hi_ext);
 		ret = z_sorted_get(ctx, inode, h, &b, 0, &s.lo_ext);
 		if (ret)
 			return ret;
@@ -715,9 +817,17 @@ static int z_found_search(struct erofs_ctx *ctx,
 			return z_ext_unsorted(ctx, inode, &s.lo_ext);
 	}
 	f->cur = s.lo_ext;
-	f->next = s.hi_ext;
 	f->has_next = s.hi < inode->z.nextents;
 	f->end = s.hi_start;
+	if (f->has_next && !s.hi_known) {
+		/* pos is in the last record of its block */
+		ret = z_sorted_get(ctx, inode, h, &b, s.hi, &s.hi_ext);
+		if (ret)
+			return ret;
+		if (s.hi_ext.lstart != s.hi_start)
+			return z_ext_unsorted(ctx, inode, &s.hi_ext);
+	}
+	f->next = s.hi_ext;
 	return 0;
 }
 
