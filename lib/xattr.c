@@ -12,6 +12,7 @@
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/xattr.h"
+#include "internal.h"
 
 #define XATTR_VALUE_MAX 65535
 

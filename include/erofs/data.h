@@ -62,10 +62,6 @@ struct erofs_map {
 int erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	      uint64_t pos, struct erofs_map *map);
 
-/* The flat and chunk-based part of erofs_map (lib/map.c). */
-int erofs_map_flat(struct erofs_ctx *ctx, const struct erofs_inode *inode,
-		   uint64_t pos, struct erofs_map *map);
-
 /* The compressed part of erofs_map (lib/zmap.c). */
 int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		uint64_t pos, struct erofs_map *map);
@@ -75,9 +71,6 @@ int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
  * reads only the records it needs (lib/zmap.c). Checkers call this.
  */
 int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode);
-
-/* Parse the map header of a compressed inode into inode->z (lib/zmap.c). */
-int z_erofs_init_inode(struct erofs_ctx *ctx, struct erofs_inode *inode);
 
 /*
  * Bytes [la + skip, la + skip + len) of the extent described by map, into

@@ -169,39 +169,6 @@ int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img);
 void erofs_ctx_fini(struct erofs_ctx *ctx);
 
 /*
- * Make sure ctx->outbuf (or inbuf) holds at least len bytes, keeping its
- * content when keep is set.
- */
-int erofs_ctx_reserve_out(struct erofs_ctx *ctx, size_t len);
-int erofs_ctx_reserve_in(struct erofs_ctx *ctx, size_t len);
-
-/*
- * Read len bytes at byte pos of a metadata space, through the context's
- * block cache. Reads may cross block boundaries. Reading past the end of
- * the space is -EFSCORRUPTED. nid is only used for the error record.
- */
-int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,
-		    uint64_t pos, void *buf, size_t len, uint64_t nid);
-
-/*
- * Block blk of a metadata space, through the context's block cache: *data
- * points at its *len valid bytes (a last block may be short) and stays
- * valid until the next metadata read through ctx. Lets a caller look at
- * many small records of one block without copying them out one by one.
- */
-int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
-		     uint64_t blk, const uint8_t **data, size_t *len,
-		     uint64_t nid);
-
-/*
- * Read len bytes of data at byte address pa of device devid (0: unified
- * space, resolved through the device table; n: extra device n). Bounds are
- * checked against the device: nothing past its end is ever read.
- */
-int erofs_dev_read(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
-		   void *buf, size_t len, uint64_t nid);
-
-/*
  * Resolve a data address to a device index and a byte offset inside that
  * device (add devs[dev].offset for the position in its file), checking that
  * [pa, pa + len) lies inside it.
