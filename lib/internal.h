@@ -65,6 +65,18 @@ int erofs_map_flat(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 /* zmap.c: parse the map header of a compressed inode into inode->z */
 int z_erofs_init_inode(struct erofs_ctx *ctx, struct erofs_inode *inode);
 
+/*
+ * Does the image let extents use algorithm alg? The one rule: super.c
+ * fills the set from the superblock, and gives an image without
+ * COMPR_CFGS LZ4 alone (format.md, "Compression algorithms").
+ */
+static inline bool erofs_alg_enabled(const struct erofs_image *img,
+				     unsigned int alg)
+{
+	return alg < Z_EROFS_COMPRESSION_MAX &&
+	       (img->available_compr_algs >> alg & 1);
+}
+
 /* Overflow-safe "does [pos, pos + len) fit in [0, size)". */
 static inline bool erofs_range_ok(uint64_t pos, uint64_t len, uint64_t size)
 {

@@ -80,12 +80,7 @@ int z_erofs_map_fragment(struct erofs_ctx *ctx,
 int z_erofs_check_alg(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      unsigned int alg, uint64_t pos)
 {
-	const struct erofs_image *img = ctx->img;
-	uint16_t algs = img->available_compr_algs;
-
-	if (!(img->feature_incompat & EROFS_FEATURE_INCOMPAT_COMPR_CFGS))
-		algs = 1u << Z_EROFS_COMPRESSION_LZ4;
-	if (alg < Z_EROFS_COMPRESSION_MAX && (algs & (1u << alg)))
+	if (erofs_alg_enabled(ctx->img, alg))
 		return 0;
 	return z_erofs_corrupt(ctx, inode, pos,
 			       "algorithm %u not enabled in the image", alg);
