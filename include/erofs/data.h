@@ -74,7 +74,8 @@ int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode);
 
 /*
  * Bytes [la + skip, la + skip + len) of the extent described by map, into
- * out. When the request covers the whole of a fully mapped extent that is
+ * out. map is one erofs_map() returned for inode: its lengths have passed
+ * the extent sanity check, which this read relies on. When the request covers the whole of a fully mapped extent that is
  * not a partial reference, the pcluster is decoded strictly: it must
  * produce exactly llen bytes and end where its stream ends.
  */
