@@ -203,7 +203,6 @@ static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 
 	len = size - pos < img->blksz ? (size_t)(size - pos) : img->blksz;
 	mb->len = (uint32_t)len;
-	ctx->meta_reads++;
 	if (space == EROFS_SPACE_PRIMARY)
 		return erofs_io_pread(&img->devs[0], mb->data, len, pos,
 				      &ctx->err);

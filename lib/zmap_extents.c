@@ -291,7 +291,7 @@ static int z_ext_load(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 
 	ext->idx = idx;
 	ext->pos = z->records + idx * z->recsz;
-	ctx->lookup_meta_reads++;
+	ctx->stats.lookup_meta_reads++;
 	ret = erofs_meta_read(ctx, inode->space, ext->pos, rec, z->recsz,
 			      inode->nid);
 	if (ret)
@@ -314,7 +314,7 @@ static int z_ext_hold(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	size_t len;
 	int ret;
 
-	ctx->lookup_meta_reads++;
+	ctx->stats.lookup_meta_reads++;
 	b->data = NULL;
 	ret = erofs_meta_block(ctx, inode->space, blk, &b->data, &len,
 			       inode->nid);
@@ -862,12 +862,12 @@ static int z_found_fast(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 {
 	if (h && h->found && pos >= h->f.cur.lstart && pos < h->f.end) {
 		*f = h->f;
-		ctx->hint_hits++;
+		ctx->stats.hint_hits++;
 		return 0;
 	}
 	if (h && h->found && pos == h->f.end && h->f.has_next) {
 		*f = h->f;
-		ctx->hint_hits++;
+		ctx->stats.hint_hits++;
 		return z_found_advance(ctx, inode, h, f);
 	}
 	return z_found_search(ctx, inode, h, pos, f);
@@ -1042,7 +1042,7 @@ int z_erofs_map_extents(struct erofs_ctx *ctx,
 			const struct erofs_inode *inode, uint64_t pos,
 			struct erofs_map *map)
 {
-	ctx->lookups++;
+	ctx->stats.lookups++;
 	if (inode->z.recsz <= 8)
 		return z_map_lcluster_extents(ctx, inode, pos, map);
 	return z_map_sorted_extents(ctx, inode, pos, map);

@@ -30,6 +30,9 @@
 #include "unit.h"
 
 
+/* the lookup counters of an opened image's context */
+#define STATS(o) erofs_ctx_stats(&(o).ctx)
+
 #define BS 4096u
 #define IMG_BLOCKS 1024u
 #define META_BLKADDR 1u
@@ -500,8 +503,8 @@ static void compare_tables(struct table *t, unsigned int nt)
 	open_path(&fast, image_path, false);
 	for (i = 0; i < nt; i++)
 		compare_inode(&plain, &fast, t[i].nid, &t[i]);
-	ck_assert_uint_eq(plain.ctx.hint_hits, 0);
-	ck_assert_uint_gt(fast.ctx.hint_hits, 0);
+	ck_assert_uint_eq(STATS(plain)->hint_hits, 0);
+	ck_assert_uint_gt(STATS(fast)->hint_hits, 0);
 	close_opened(&plain);
 	close_opened(&fast);
 }
@@ -616,24 +619,24 @@ START_TEST(test_uneven)
 	read_inode(&fast, t.nid, &ino);
 	for (i = 0; i < 2000; i++) {
 		struct erofs_map m;
-		uint64_t before = fast.ctx.lookup_meta_reads;
+		uint64_t before = STATS(fast)->lookup_meta_reads;
 
 		map_ok(&fast, &ino, rnd_below(t.size), &m);
-		ck_assert_uint_le(fast.ctx.lookup_meta_reads - before, 8);
+		ck_assert_uint_le(STATS(fast)->lookup_meta_reads - before, 8);
 	}
 	/*
 	 * once the fences are known, a random lookup reads the block of its
 	 * record, however uneven the extents: 99% of the records cover the
 	 * first 0.006% of the bytes here
 	 */
-	fast.ctx.lookups = fast.ctx.lookup_meta_reads = 0;
+	erofs_ctx_stats_reset(&fast.ctx);
 	for (i = 0; i < 2000; i++) {
 		struct erofs_map m;
 
 		map_ok(&fast, &ino, rnd_below(t.size), &m);
 	}
-	ck_assert_uint_le(fast.ctx.lookup_meta_reads * 10,
-			  fast.ctx.lookups * 12);
+	ck_assert_uint_le(STATS(fast)->lookup_meta_reads * 10,
+			  STATS(fast)->lookups * 12);
 	close_opened(&fast);
 	table_free(&t);
 }
@@ -741,13 +744,13 @@ static void check_lcluster_table(struct table *t)
 		assert_map("lcluster", t->nid, off.v[k], &m, &w);
 	}
 	/* the sums are kept: one block read per lookup from now on */
-	before = o.ctx.lookup_meta_reads;
+	before = STATS(o)->lookup_meta_reads;
 	for (k = 0; k < off.n; k++) {
 		struct erofs_map m;
 
 		map_ok(&o, &ino, off.v[k], &m);
 	}
-	ck_assert_uint_eq(o.ctx.lookup_meta_reads - before, off.n);
+	ck_assert_uint_eq(STATS(o)->lookup_meta_reads - before, off.n);
 	free(off.v);
 	close_opened(&o);
 	table_free(t);
@@ -1006,16 +1009,16 @@ START_TEST(test_counters)
 		map_ok(&plain, &pi, pos, &a);
 		map_ok(&fast, &fi, pos, &b);
 	}
-	ck_assert_uint_eq(fast.ctx.lookups, 20000);
-	ck_assert_msg(fast.ctx.lookup_meta_reads <= 20000 * 12 / 10,
+	ck_assert_uint_eq(STATS(fast)->lookups, 20000);
+	ck_assert_msg(STATS(fast)->lookup_meta_reads <= 20000 * 12 / 10,
 		      "%llu block reads for 20000 lookups",
-		      (unsigned long long)fast.ctx.lookup_meta_reads);
+		      (unsigned long long)STATS(fast)->lookup_meta_reads);
 	/* the plain search reads about log2(5000) = 12.3 blocks */
-	ck_assert_uint_ge(plain.ctx.lookup_meta_reads, 20000 * 12);
-	ck_assert_uint_eq(plain.ctx.hint_hits, 0);
+	ck_assert_uint_ge(STATS(plain)->lookup_meta_reads, 20000 * 12);
+	ck_assert_uint_eq(STATS(plain)->hint_hits, 0);
 
 	/* sequential reads: the hint serves all but the first lookup */
-	fast.ctx.lookups = fast.ctx.hint_hits = 0;
+	erofs_ctx_stats_reset(&fast.ctx);
 	for (pos = 0; pos < t.size; pos += sizeof(buf)) {
 		struct erofs_map m;
 
@@ -1024,8 +1027,9 @@ START_TEST(test_counters)
 		       m.la + m.llen < t.size)
 			map_ok(&fast, &fi, m.la + m.llen, &m);
 	}
-	ck_assert_uint_ge(fast.ctx.hint_hits * 100, fast.ctx.lookups * 99);
-	ck_assert_uint_ge(fast.ctx.hint_hits + 1, fast.ctx.lookups);
+	ck_assert_uint_ge(STATS(fast)->hint_hits * 100,
+			  STATS(fast)->lookups * 99);
+	ck_assert_uint_ge(STATS(fast)->hint_hits + 1, STATS(fast)->lookups);
 	close_opened(&plain);
 	close_opened(&fast);
 	table_free(&t);
@@ -1300,15 +1304,17 @@ static void bench_random(struct opened *o, const char *name,
 	read_inode(o, nid, ino);
 	ck_assert_uint_eq(ino->z.recsz, 16);
 	nblocks = ino->size / 4096;
-	o->ctx.lookups = o->ctx.lookup_meta_reads = 0;
+	erofs_ctx_stats_reset(&o->ctx);
 	for (i = 0; i < 20000; i++) {
 		struct erofs_map m;
 
 		map_ok(o, ino, rnd_below(nblocks) * 4096, &m);
 	}
 	fprintf(stderr, "%s: %.3f block reads per random lookup\n", name,
-		(double)o->ctx.lookup_meta_reads / (double)o->ctx.lookups);
-	ck_assert_uint_le(o->ctx.lookup_meta_reads * 10, o->ctx.lookups * 12);
+		(double)STATS(*o)->lookup_meta_reads /
+			(double)STATS(*o)->lookups);
+	ck_assert_uint_le(STATS(*o)->lookup_meta_reads * 10,
+			  STATS(*o)->lookups * 12);
 }
 
 /* The targets of the benchmark, on its own image. */
@@ -1325,14 +1331,14 @@ START_TEST(test_bench_targets)
 	bench_random(&o, "/shifted_mixed.bin", &ino);
 	bench_random(&o, "/large_48bit.bin", &ino);
 
-	o.ctx.lookups = o.ctx.hint_hits = 0;
+	erofs_ctx_stats_reset(&o.ctx);
 	for (pos = 0; pos < ino.size; pos += sizeof(buf))
 		ck_assert_int_eq(erofs_pread(&o.ctx, &ino, buf, sizeof(buf),
 					     pos), (ssize_t)sizeof(buf));
 	fprintf(stderr, "large_48bit.bin: %llu of %llu sequential lookups from the hint\n",
-		(unsigned long long)o.ctx.hint_hits,
-		(unsigned long long)o.ctx.lookups);
-	ck_assert_uint_ge(o.ctx.hint_hits * 100, o.ctx.lookups * 99);
+		(unsigned long long)STATS(o)->hint_hits,
+		(unsigned long long)STATS(o)->lookups);
+	ck_assert_uint_ge(STATS(o)->hint_hits * 100, STATS(o)->lookups * 99);
 	close_opened(&o);
 }
 END_TEST
