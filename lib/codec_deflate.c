@@ -174,9 +174,8 @@ static int dfl_zlib(struct dfl_state *s, const struct erofs_decomp_req *req,
 #else
 /*
  * libdeflate cannot stop early: decode the whole pcluster into a scratch
- * buffer, growing it up to the largest extent the format allows
- * (format.md, "Compression algorithms"),
- * and keep its prefix.
+ * buffer, growing it up to the largest extent the format allows (format.md,
+ * "Compression algorithms"), and keep its prefix.
  */
 static int dfl_libdeflate_partial(struct dfl_state *s,
 				  const struct erofs_decomp_req *req,

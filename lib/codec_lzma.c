@@ -28,11 +28,10 @@ static struct mlzma_state *mlzma_state(struct erofs_codec_state *state)
 }
 
 /*
- * mkfs records the largest dictionary its encoder used
- * (format.md, "Compression algorithms"), so that much
- * history decodes every valid pcluster; a stream reaching further back is
- * corrupt, as it is for Linux. Images without a usable record get the
- * format maximum.
+ * mkfs records the largest dictionary its encoder used (format.md, "Compression
+ * algorithms"), so that much history decodes every valid pcluster; a stream
+ * reaching further back is corrupt, as it is for Linux. Images without a usable
+ * record get the format maximum.
  */
 static uint32_t mlzma_dict_size(const struct erofs_image *img)
 {
@@ -105,10 +104,9 @@ static int mlzma_fail(const lzma_stream *strm,
 }
 
 /*
- * comp_size is exactly the stream after the padding
- * (format.md, "MicroLZMA"). A full decode
- * declares the output size exact, so liblzma itself rejects a stream that
- * goes on past it or ends before it.
+ * comp_size is exactly the stream after the padding (format.md, "MicroLZMA"). A
+ * full decode declares the output size exact, so liblzma itself rejects a
+ * stream that goes on past it or ends before it.
  */
 static int mlzma_decode(struct erofs_codec_state *state,
 			const struct erofs_decomp_req *req,

@@ -22,8 +22,9 @@
 /* decoded bytes reserved beyond the largest pcluster */
 #define CTX_OUTBUF_RESERVE (1u << 20)
 
-/* The largest stored pcluster of the image
- * (format.md, "Pcluster size", "Encoded extents").
+/*
+ * The largest stored pcluster of the image (format.md, "Pcluster size",
+ * "Encoded extents").
  */
 static size_t ctx_pcluster_max(const struct erofs_image *img)
 {

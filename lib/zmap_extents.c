@@ -376,9 +376,7 @@ static uint8_t z_ext_raw_fmt(const struct erofs_ctx *ctx,
 		return EROFS_FMT_INTERLACED;
 	return EROFS_FMT_SHIFTED;
 }
-/* Fill map from the record covering [la, end) 
- * (format.md, "Encoded extents").
- */
+/* Fill map from the record covering [la, end) ("Encoded extents"). */
 static int z_ext_fill(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      const struct z_extent *ext, uint64_t la, uint64_t end,
 		      bool last, struct erofs_map *map)

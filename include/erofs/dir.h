@@ -32,12 +32,11 @@ struct erofs_dirent {
 typedef int (*erofs_dirent_fn)(void *arg, const struct erofs_dirent *de);
 
 /*
- * Validate one directory block of maxsize usable bytes
- * (format.md, "Directory blocks"):
- * nameoff0, increasing nameoffs, name lengths and bounds, no '/' or NUL in
- * names, file types, strict order inside the block. Calls fn for every
- * entry, '.' and '..' included. blkpos is the block's offset in the
- * directory, for dirent positions and error records.
+ * Validate one directory block of maxsize usable bytes (format.md, "Directory
+ * blocks"): nameoff0, increasing nameoffs, name lengths and bounds, no '/' or
+ * NUL in names, file types, strict order inside the block. Calls fn for every
+ * entry, '.' and '..' included. blkpos is the block's offset in the directory,
+ * for dirent positions and error records.
  */
 int erofs_dir_parse_block(const uint8_t *blk, unsigned int maxsize,
 			  uint64_t nid, uint64_t blkpos, erofs_dirent_fn fn,

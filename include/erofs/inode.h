@@ -13,8 +13,10 @@
 
 struct erofs_ctx;
 
-/* Compression state parsed from the map header
- * (format.md, "Map header") at inode read. */
+/*
+ * Compression state parsed from the map header (format.md, "Map header") at
+ * inode read.
+ */
 struct z_erofs_info {
 	uint16_t advise;
 	uint8_t algs[2];		/* HEAD1, HEAD2 algorithms */

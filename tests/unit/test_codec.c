@@ -619,8 +619,9 @@ START_TEST(test_lz4_legacy_layout)
 }
 END_TEST
 
-/* Bytes after the stream end are ignored, as Linux does (format.md, "DEFLATE",
- * "Zstandard").
+/*
+ * Bytes after the stream end are ignored, as Linux does (format.md,
+ * "DEFLATE", "Zstandard").
  */
 START_TEST(test_trailing_bytes_tolerated)
 {

@@ -247,8 +247,10 @@ static void table_random(struct table *t, unsigned int recsz, uint64_t n,
 	}
 }
 
-/* The extent the format says holds pos (format.md, "Encoded extents"),
- * computed independently. */
+/*
+ * The extent the format says holds pos (format.md, "Encoded extents"),
+ * computed independently.
+ */
 static struct erofs_map table_expect(const struct table *t, uint64_t pos)
 {
 	struct erofs_map m = { .flags = ENC, .fmt = EROFS_FMT_SHIFTED };
