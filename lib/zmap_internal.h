@@ -68,7 +68,7 @@ int z_erofs_map_extents(struct erofs_ctx *ctx,
 			const struct erofs_inode *inode, uint64_t pos,
 			struct erofs_map *map);
 
-/* The lookup hints of a context (ctx->zhints), made by erofs_ctx_init. */
+/* The lookup hints of a context (ctx->zhints, zmap_lookup.c). */
 int z_erofs_hints_create(struct erofs_ctx *ctx);
 void z_erofs_hints_destroy(struct erofs_ctx *ctx);
 
