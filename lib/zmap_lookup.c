@@ -518,9 +518,11 @@ static int z_found_search(struct erofs_ctx *ctx,
 			return ret;
 	}
 	if (!s.lo_known) {
-		/* the fences put pos past the first record of a block */
-		if (s.lo)
-			return z_ext_unsorted(ctx, inode, &s.hi_ext);
+		/* the fences put pos past record lo + 1, which says not */
+		if (s.lo) {
+			ret = z_sorted_get(ctx, inode, h, &b, s.lo + 1, &prev);
+			return ret ? ret : z_ext_unsorted(ctx, inode, &prev);
+		}
 		ret = z_sorted_get(ctx, inode, h, &b, 0, &s.lo_ext);
 		if (ret)
 			return ret;
