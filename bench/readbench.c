@@ -277,12 +277,13 @@ static void collect(struct bench *b, struct run_result *r)
 
 	for (i = 0; i < b->o->threads; i++) {
 		struct worker *w = &b->workers[i];
+		const struct erofs_ctx_stats *st = erofs_ctx_stats(&w->ctx);
 
 		r->bytes += w->bytes;
 		r->reads += w->reads;
-		r->lookups += w->ctx.lookups;
-		r->lookup_meta_reads += w->ctx.lookup_meta_reads;
-		r->hint_hits += w->ctx.hint_hits;
+		r->lookups += st->lookups;
+		r->lookup_meta_reads += st->lookup_meta_reads;
+		r->hint_hits += st->hint_hits;
 	}
 }
 

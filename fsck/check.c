@@ -463,14 +463,7 @@ static int check_read_extent(struct fsck_worker *w,
 		return ret;
 	if (erofs_inode_is_compressed(inode) &&
 	    map->loc != EROFS_LOC_FRAGMENT) {
-		if (map->llen > Z_EROFS_PCLUSTER_MAX_DSIZE) {
-			report_problem(w->rep, loc,
-				       "extent at file offset %llu decodes to %llu bytes, more than %u",
-				       (unsigned long long)map->la,
-				       (unsigned long long)map->llen,
-				       Z_EROFS_PCLUSTER_MAX_DSIZE);
-			return 1;
-		}
+		/* erofs_map() bounded llen (the extent sanity check) */
 		if (check_reserve(w, map->llen))
 			return -ENOMEM;
 		ret = erofs_extent_read(w->ctx, inode, map, 0, w->buf,
@@ -609,7 +602,10 @@ static int check_symlink(struct fsck_worker *w,
 	return 0;
 }
 
-/* Is xa the image-share digest of 6.7: exactly the long prefix, no more? */
+/*
+ * Is xa the image-share digest (format.md, "Image-share digests"): exactly
+ * the long prefix, no more?
+ */
 static bool is_digest_xattr(const struct erofs_image *img,
 			    const struct erofs_xattr *xa)
 {

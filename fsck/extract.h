@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Extraction to a directory (--extract=DIR): the one place that creates
- * anything on disk, and that enforces the rules of DESIGN.md, "Extraction
- * rules":
+ * anything on disk, and that enforces the rules of docs/ARCHITECTURE.md,
+ * "Extraction rules":
  *
  * - everything is created and changed relative to directory file
  *   descriptors, with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW, or through a

@@ -2,7 +2,7 @@
 /*
  * The tree walker: visits every inode reachable from a start inode, depth
  * first, with an explicit stack (never recursion on image data), and checks
- * the tree itself (format doc 5 and 9.5):
+ * the tree itself (format.md, "Directory blocks", "Tree"):
  *
  * - every directory is reached once: a directory nid seen again (a cycle or
  *   a hard-linked directory) is reported and not descended;

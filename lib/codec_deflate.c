@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Raw DEFLATE (format 8.4). Full decodes go through libdeflate when it is
- * built in (it is faster); partial decodes need a decoder that can stop
- * early, zlib's raw inflate. A build with libdeflate but without zlib
- * decodes partial requests whole into a scratch buffer.
+ * Raw DEFLATE (format.md, "DEFLATE"). Full decodes go through libdeflate when
+ * it is built in (it is faster); partial decodes need a decoder that can stop
+ * early, zlib's raw inflate. A build with libdeflate but without zlib decodes
+ * partial requests whole into a scratch buffer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -174,8 +174,8 @@ static int dfl_zlib(struct dfl_state *s, const struct erofs_decomp_req *req,
 #else
 /*
  * libdeflate cannot stop early: decode the whole pcluster into a scratch
- * buffer, growing it up to the largest extent the format allows (7.2),
- * and keep its prefix.
+ * buffer, growing it up to the largest extent the format allows (format.md,
+ * "Compression algorithms"), and keep its prefix.
  */
 static int dfl_libdeflate_partial(struct dfl_state *s,
 				  const struct erofs_decomp_req *req,

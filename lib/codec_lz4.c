@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * LZ4 (format 8.2): a raw LZ4 block. liblz4 decodes without any state of
+ * LZ4 (format.md, "LZ4"): a raw LZ4 block. liblz4 decodes without any state of
  * its own, so this codec has none.
  */
 #include "codec.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * MicroLZMA (format 8.3) through liblzma's MicroLZMA decoder. Each context
- * keeps one lzma_stream: re-initialising the same stream with the same
- * dictionary size reuses its allocations, so the dictionary is allocated
- * once per context, not once per pcluster.
+ * MicroLZMA (format.md, "MicroLZMA") through liblzma's MicroLZMA decoder. Each
+ * context keeps one lzma_stream: re-initialising the same stream with the same
+ * dictionary size reuses its allocations, so the dictionary is allocated once
+ * per context, not once per pcluster.
  */
 #include <stdlib.h>
 
@@ -28,10 +28,10 @@ static struct mlzma_state *mlzma_state(struct erofs_codec_state *state)
 }
 
 /*
- * mkfs records the largest dictionary its encoder used (7.2), so that much
- * history decodes every valid pcluster; a stream reaching further back is
- * corrupt, as it is for Linux. Images without a usable record get the
- * format maximum.
+ * mkfs records the largest dictionary its encoder used (format.md, "Compression
+ * algorithms"), so that much history decodes every valid pcluster; a stream
+ * reaching further back is corrupt, as it is for Linux. Images without a usable
+ * record get the format maximum.
  */
 static uint32_t mlzma_dict_size(const struct erofs_image *img)
 {
@@ -104,9 +104,9 @@ static int mlzma_fail(const lzma_stream *strm,
 }
 
 /*
- * comp_size is exactly the stream after the padding (8.3). A full decode
- * declares the output size exact, so liblzma itself rejects a stream that
- * goes on past it or ends before it.
+ * comp_size is exactly the stream after the padding (format.md, "MicroLZMA"). A
+ * full decode declares the output size exact, so liblzma itself rejects a
+ * stream that goes on past it or ends before it.
  */
 static int mlzma_decode(struct erofs_codec_state *state,
 			const struct erofs_decomp_req *req,

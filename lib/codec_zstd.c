@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Zstandard (format 8.5): one frame per pcluster. Each context keeps one
- * ZSTD_DCtx. Full decodes run in one pass straight into the caller's
+ * Zstandard (format.md, "Zstandard"): one frame per pcluster. Each context
+ * keeps one ZSTD_DCtx. Full decodes run in one pass straight into the caller's
  * buffer; partial ones stream and stop when the buffer is full.
  */
 #include <stdlib.h>

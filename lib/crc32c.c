@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * CRC32C (Castagnoli) register update for the superblock checksum
- * (format 2.4): reflected polynomial 0x82F63B78, no final inversion, so
- * callers chain calls and store the raw register.
+ * CRC32C (Castagnoli) register update for the superblock checksum (format.md,
+ * "Checksums"): reflected polynomial 0x82F63B78, no final inversion, so callers
+ * chain calls and store the raw register.
  *
  * Slice-by-8: table k maps a byte to its contribution k bytes further on,
  * which lets the loop fold eight input bytes per step.

@@ -22,7 +22,10 @@
 /* decoded bytes reserved beyond the largest pcluster */
 #define CTX_OUTBUF_RESERVE (1u << 20)
 
-/* The largest stored pcluster of the image (7.8, 7.12). */
+/*
+ * The largest stored pcluster of the image (format.md, "Pcluster size",
+ * "Encoded extents").
+ */
 static size_t ctx_pcluster_max(const struct erofs_image *img)
 {
 	uint32_t big = EROFS_FEATURE_INCOMPAT_BIG_PCLUSTER |
@@ -201,7 +204,6 @@ static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 
 	len = size - pos < img->blksz ? (size_t)(size - pos) : img->blksz;
 	mb->len = (uint32_t)len;
-	ctx->meta_reads++;
 	if (space == EROFS_SPACE_PRIMARY)
 		return erofs_io_pread(&img->devs[0], mb->data, len, pos,
 				      &ctx->err);

@@ -112,10 +112,7 @@ static int decode(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	};
 	int ret;
 
-	if (map->plen > Z_EROFS_PCLUSTER_MAX_SIZE)
-		return erofs_error(&ctx->err, -EFSCORRUPTED, inode->nid,
-				   map->pa, "pcluster of %llu bytes",
-				   (unsigned long long)map->plen);
+	/* z_erofs_check_extent() bounded plen and llen for every mapper */
 	ret = erofs_ctx_reserve_in(ctx, (size_t)map->plen);
 	if (!ret)
 		ret = read_stored(ctx, inode, map, 0, ctx->inbuf,
@@ -139,10 +136,6 @@ static int read_compressed(struct erofs_ctx *ctx,
 {
 	int ret;
 
-	if (map->llen > Z_EROFS_PCLUSTER_MAX_DSIZE)
-		return erofs_error(&ctx->err, -EFSCORRUPTED, inode->nid,
-				   map->pa, "extent of %llu bytes decodes past 12 MiB",
-				   (unsigned long long)map->llen);
 	if (!skip && len == map->llen)
 		return decode(ctx, inode, map, out, len);
 	if (ctx->out_nid != inode->nid || ctx->out_la != map->la ||

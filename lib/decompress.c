@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pcluster decoding: the codec table and the rules every codec shares,
- * zero padding (format 7.14) and the request checks of 8.1. The exact
- * length rules of 8.6 are applied by each codec, whose library decides how
- * an overlong or short stream shows.
+ * Pcluster decoding: the codec table and the rules every codec shares, zero
+ * padding (format.md, "Zero padding") and the request checks of "Decoding a
+ * pcluster". The exact length rules ("Exact lengths") are applied by each
+ * codec, whose library decides how an overlong or short stream shows.
  */
 #include <string.h>
 
@@ -11,6 +11,7 @@
 #include "erofs/format.h"
 #include "erofs/image.h"
 #include "codec.h"
+#include "internal.h"
 
 static const struct erofs_codec *const codecs[Z_EROFS_COMPRESSION_MAX] = {
 	[Z_EROFS_COMPRESSION_LZ4] = &erofs_codec_lz4,
@@ -42,19 +43,6 @@ static size_t zero_prefix_len(const uint8_t *buf, size_t len)
 	return i;
 }
 
-/*
- * Without COMPR_CFGS the superblock has no algorithm set and only LZ4 can
- * be used (format 7.2).
- */
-static bool alg_enabled(const struct erofs_image *img, unsigned int alg)
-{
-	unsigned int algs = img->available_compr_algs;
-
-	if (!(img->feature_incompat & EROFS_FEATURE_INCOMPAT_COMPR_CFGS))
-		algs |= 1u << Z_EROFS_COMPRESSION_LZ4;
-	return algs & (1u << alg);
-}
-
 static int codec_check(struct erofs_ctx *ctx, const struct erofs_codec *codec,
 		       const struct erofs_decomp_req *req)
 {
@@ -62,7 +50,7 @@ static int codec_check(struct erofs_ctx *ctx, const struct erofs_codec *codec,
 		return erofs_error(&ctx->err, -EOPNOTSUPP, req->nid, req->pa,
 				   "unknown compression algorithm %u",
 				   req->alg);
-	if (!alg_enabled(ctx->img, req->alg))
+	if (!erofs_alg_enabled(ctx->img, req->alg))
 		return erofs_error(&ctx->err, -EFSCORRUPTED, req->nid, req->pa,
 				   "%s pcluster, but the superblock does not enable %s",
 				   codec->name, codec->name);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Directory blocks (5.2-5.6, 9.4): validation, iteration.
+ * Directory blocks (format.md, "Directory blocks", "Name order"): validation,
+ * iteration.
  *
  * A block is validated completely before any entry is handed to the
  * callback, so that a caller never acts on half of a corrupt block.

@@ -80,7 +80,7 @@ static bool frag_cache_useful(const struct erofs_image *img)
 }
 
 /*
- * Encoded extents (7.12) may start anywhere, so only index layouts get
+ * Encoded extents may start anywhere, so only index layouts get
  * the bitmap of decoded extents.
  */
 static int frag_seen_init(struct erofs_frag_cache *fc,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Path lookup (5.7): a binary search over the blocks of each directory on
- * the path. Every block read is validated in full; a lookup does not check
- * the order across the blocks it skips (the directory walk does).
+ * Path lookup (format.md, "Path lookup"): a binary search over the blocks of
+ * each directory on the path. Every block read is validated in full; a lookup
+ * does not check the order across the blocks it skips (the directory walk
+ * does).
  */
 #include <stdlib.h>
 #include <string.h>

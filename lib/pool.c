@@ -318,8 +318,3 @@ unsigned int erofs_pool_threads(const struct erofs_pool *pool)
 {
 	return pool->cfg.threads;
 }
-
-void *erofs_pool_inline_worker(struct erofs_pool *pool)
-{
-	return pool->inline_worker;
-}

@@ -310,6 +310,7 @@ static int read_compr_cfgs(struct erofs_image *img, const uint8_t *sb,
 	unsigned int alg;
 	int ret;
 
+	/* the one place that decides which algorithms are enabled */
 	if (!(img->feature_incompat & EROFS_FEATURE_INCOMPAT_COMPR_CFGS)) {
 		img->lz4_max_distance = field;
 		img->available_compr_algs = 1u << Z_EROFS_COMPRESSION_LZ4;

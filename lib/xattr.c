@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Extended attributes (6, 9.6): the inline region of an inode, shared
- * entries, short and long name prefixes, and the name filter.
+ * Extended attributes (format.md, "Extended attributes"): the inline region of
+ * an inode, shared entries, short and long name prefixes, and the name filter.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/xattr.h"
+#include "internal.h"
 
 #define XATTR_VALUE_MAX 65535
 
@@ -125,7 +126,10 @@ static int xattr_prefix(struct xattr_walk *w, const struct xattr_loc *loc,
 	return len + pfx->infix_len;
 }
 
-/* 6.6: a present name whose filter bit is 1 is hidden from lookups. */
+/*
+ * format.md, "Xattr name filter": a present name whose filter bit is 1 is
+ * hidden from lookups.
+ */
 static int check_filter(struct xattr_walk *w, const struct xattr_loc *loc,
 			const struct erofs_xattr *xa)
 {

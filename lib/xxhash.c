@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * XXH32, the seeded 32-bit xxHash, used by the xattr name filter (6.6).
- * Written from the published algorithm description.
+ * XXH32, the seeded 32-bit xxHash, used by the xattr name filter (format.md,
+ * "Xattr name filter"). Written from the published algorithm description.
  */
 #include "erofs/format.h"
 #include "erofs/xattr.h"

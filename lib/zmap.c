@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Mapping of compressed files (format sections 7.3-7.11): the map header,
- * full and compact lcluster indexes, big pclusters, inline tails and
- * fragments. Encoded extents are in zmap_extents.c.
+ * Mapping of compressed files (format.md, "Compressed files" to
+ * "Deduplication"): the map header, full and compact lcluster indexes, big
+ * pclusters, inline tails and fragments. Encoded extents are in
+ * zmap_extents.c.
  *
- * Every extent is returned with its exact length (7.7), so the data path
- * can decode a pcluster in one go and check that it produces exactly what
- * the index promises. Walks over index entries are bounded by what a legal
- * extent can span, so crafted indexes cannot make them loop or crawl.
+ * Every extent is returned with its exact length (format.md, "Extent length"),
+ * so the data path can decode a pcluster in one go and check that it produces
+ * exactly what the index promises. Walks over index entries are bounded by what
+ * a legal extent can span, so crafted indexes cannot make them loop or crawl.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,12 +80,7 @@ int z_erofs_map_fragment(struct erofs_ctx *ctx,
 int z_erofs_check_alg(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      unsigned int alg, uint64_t pos)
 {
-	const struct erofs_image *img = ctx->img;
-	uint16_t algs = img->available_compr_algs;
-
-	if (!(img->feature_incompat & EROFS_FEATURE_INCOMPAT_COMPR_CFGS))
-		algs = 1u << Z_EROFS_COMPRESSION_LZ4;
-	if (alg < Z_EROFS_COMPRESSION_MAX && (algs & (1u << alg)))
+	if (erofs_alg_enabled(ctx->img, alg))
 		return 0;
 	return z_erofs_corrupt(ctx, inode, pos,
 			       "algorithm %u not enabled in the image", alg);
@@ -115,7 +111,7 @@ int z_erofs_check_extent(struct erofs_ctx *ctx,
 		return z_erofs_corrupt(ctx, inode, pos,
 				       "interlaced extent at %llu: pcluster of %llu bytes",
 				       la, plen);
-	/* mkfs keeps a compressed pcluster only if it saves space (7.8) */
+	/* mkfs keeps a compressed pcluster only if it saves space */
 	if (!raw && !short_ok && llen < plen && la + llen != inode->size &&
 	    !(map->flags & EROFS_MAP_PARTIAL_REF))
 		return z_erofs_corrupt(ctx, inode, pos,
@@ -267,7 +263,10 @@ static int z_full_load(struct z_walk *w, uint64_t lcn, struct z_lcluster *lc)
 	return z_check_lcluster(w, lc);
 }
 
-/* Compact layout (7.5): where the pack holding an lcluster is. */
+/*
+ * Compact layout (format.md, "Compact indexes"): where the pack holding an
+ * lcluster is.
+ */
 struct z_pack_loc {
 	uint64_t pos;
 	unsigned int size;	/* 8 or 32 bytes */
@@ -544,7 +543,7 @@ static int z_lookback(struct z_walk *w, const struct z_lcluster *from,
 
 /*
  * Exact end of the extent of HEAD lcluster head, which starts at la,
- * scanning from lcluster c (7.7).
+ * scanning from lcluster c (format.md, "Extent length").
  */
 static int z_lookahead(struct z_walk *w, uint64_t head, uint64_t c,
 		       uint64_t la, uint64_t *end)
@@ -578,8 +577,8 @@ static int z_lookahead(struct z_walk *w, uint64_t head, uint64_t c,
 }
 
 /*
- * The HEAD of the extent containing file offset pos (7.6). *end is set
- * when the lookup found where the extent ends, else 0.
+ * The HEAD of the extent containing file offset pos ("Mapping an offset"). *end
+ * is set when the lookup found where the extent ends, else 0.
  */
 static int z_find_head(struct z_walk *w, uint64_t pos, uint64_t maxlen,
 		       struct z_lcluster *head, uint64_t *end)
@@ -603,7 +602,7 @@ static int z_find_head(struct z_walk *w, uint64_t pos, uint64_t maxlen,
 	return z_lookback(w, &lc, 1, maxback, head);
 }
 
-/* End of the index array: where an inline pcluster starts (7.9). */
+/* End of the index array: where an inline pcluster starts ("Inline tail"). */
 static uint64_t z_index_end(const struct z_walk *w)
 {
 	struct z_pack_loc loc;
@@ -762,7 +761,7 @@ static int z_index_fmt(struct z_walk *w, const struct z_lcluster *head,
 
 	switch (head->type) {
 	case Z_EROFS_LCLUSTER_TYPE_PLAIN:
-		/* mkfs stores raw inline tails unrotated (7.9) */
+		/* mkfs stores raw inline tails unrotated ("Inline tail") */
 		*fmt = interlaced && !is_inline ? EROFS_FMT_INTERLACED :
 						  EROFS_FMT_SHIFTED;
 		return 0;
@@ -776,7 +775,10 @@ static int z_index_fmt(struct z_walk *w, const struct z_lcluster *head,
 	return z_erofs_check_alg(w->ctx, w->inode, *fmt, head->pos);
 }
 
-/* The tail extent of an index inode: inline or fragment (7.9, 7.10). */
+/*
+ * The tail extent of an index inode: inline or fragment (format.md, "Inline
+ * tail", "Fragments").
+ */
 static int z_map_tail(struct z_walk *w, struct erofs_map *map)
 {
 	const struct erofs_inode *inode = w->inode;
@@ -804,7 +806,7 @@ static int z_map_tail(struct z_walk *w, struct erofs_map *map)
 	return z_erofs_check_extent(w->ctx, inode, map, false, head.pos);
 }
 
-/* Size in blocks of the pcluster of a HEAD lcluster (7.8). */
+/* Size in blocks of the pcluster of a HEAD lcluster ("Pcluster size"). */
 static int z_pcluster_blocks(struct z_walk *w, const struct z_lcluster *head,
 			     uint32_t *blocks)
 {

@@ -19,8 +19,8 @@
 #define Z_EROFS_CLUSTERBITS_RESERVED 0x70
 
 /*
- * First byte past the 48-bit block space (7.12), capped at 2^63 (64 KiB
- * blocks would make it 2^64) so that sums of lengths checked against it
+ * First byte past the 48-bit block space ("Encoded extents"), capped at 2^63
+ * (64 KiB blocks would make it 2^64) so that sums of lengths checked against it
  * cannot wrap.
  */
 static inline uint64_t z_erofs_addr_limit(const struct erofs_image *img)
@@ -68,7 +68,7 @@ int z_erofs_map_extents(struct erofs_ctx *ctx,
 			const struct erofs_inode *inode, uint64_t pos,
 			struct erofs_map *map);
 
-/* The lookup hints of a context (ctx->zhints), made by erofs_ctx_init. */
+/* The lookup hints of a context (ctx->zhints, zmap_lookup.c). */
 int z_erofs_hints_create(struct erofs_ctx *ctx);
 void z_erofs_hints_destroy(struct erofs_ctx *ctx);
 

@@ -29,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 
-SB = 1024
+from erofstest import SB, le16, le32, le64, round_up, seal_superblock, tap, \
+    tap_end
+
 SB_CHKSUM = 0x1
 INCOMPAT_48BIT = 0x80
 INCOMPAT_BIG_PCLUSTER = 0x2
@@ -45,42 +47,6 @@ SAYS_ANYTHING = r"\S"
 
 CORRUPT = {4}
 CORRUPT_OR_UNREADABLE = {4, 8}
-
-
-def crc32c_table():
-    table = []
-    for n in range(256):
-        for _ in range(8):
-            n = (n >> 1) ^ 0x82F63B78 if n & 1 else n >> 1
-        table.append(n)
-    return table
-
-
-CRC_TABLE = crc32c_table()
-
-
-def crc32c_register(data):
-    """CRC32C register after data, started at ~0, not inverted (doc 2.4)"""
-    reg = 0xFFFFFFFF
-    for byte in data:
-        reg = CRC_TABLE[(reg ^ byte) & 0xFF] ^ (reg >> 8)
-    return reg
-
-
-def le16(buf, off):
-    return struct.unpack_from("<H", buf, off)[0]
-
-
-def le32(buf, off):
-    return struct.unpack_from("<I", buf, off)[0]
-
-
-def le64(buf, off):
-    return struct.unpack_from("<Q", buf, off)[0]
-
-
-def round_up(x, a):
-    return (x + a - 1) // a * a
 
 
 class Inode:
@@ -131,10 +97,7 @@ class Image:
     def fix_checksum(self, buf):
         if not self.compat & SB_CHKSUM:
             return
-        length = self.bs - SB if self.bs > SB else self.bs
-        block = bytearray(buf[SB:SB + length])
-        block[4:8] = bytes(4)
-        struct.pack_into("<I", buf, SB + 4, crc32c_register(block))
+        seal_superblock(buf, self.bs)
 
     def dir_blocks(self, inode):
         """(abs offset, usable size) of each block of a flat directory"""
@@ -184,7 +147,8 @@ class Image:
 
 
 class CompressedMap:
-    """lcluster index of a compressed inode (doc 7.3 - 7.5)"""
+    """lcluster index of a compressed inode (format.md, "Map header",
+    "Full indexes", "Compact indexes")"""
 
     def __init__(self, img, inode):
         self.img = img
@@ -639,12 +603,11 @@ def main():
     if args.list:
         for v in todo:
             print(v.name)
-        return
-    print("1..%d" % len(todo))
+        return 0
     with tempfile.TemporaryDirectory(prefix="tmp.corrupt.", dir=".") as tmp:
-        for n, v in enumerate(todo, 1):
+        for v in todo:
             if v.data is None:
-                print("not ok %d - %s: variant could not be built" % (n, v.name))
+                tap(False, "%s: variant could not be built" % v.name)
                 continue
             name = re.sub(r"[^A-Za-z0-9._-]+", "-", v.name) + ".erofs"
             where = args.write or tmp
@@ -655,16 +618,11 @@ def main():
                 f.write(v.data)
             problems = run(fsck, path, v, timeout)
             mode = " (--extract)" if v.extract else ""
-            if problems:
-                print("not ok %d - %s%s" % (n, v.name, mode))
-                for line in problems:
-                    print("#   " + line)
-            else:
-                print("ok %d - %s%s" % (n, v.name, mode))
-            sys.stdout.flush()
+            tap(not problems, v.name + mode, problems)
             if not args.write:
                 os.unlink(path)
+    return tap_end()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import tempfile
 
+from erofstest import tap, tap_end
+
 FSCK = os.environ.get("FSCK", "fsck.erofs")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -35,12 +37,9 @@ def main():
         rc, out = run("--manifest", img)
         checks.append(("the digest xattr is hidden from the manifest",
                        rc == 0 and "fingerprint" not in out, rc, out))
-    print("1..%d" % len(checks))
-    for i, (name, ok, rc, out) in enumerate(checks, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-        if not ok:
-            for line in ("exit %d" % rc, *out.splitlines()):
-                print("#   " + line)
+    for name, ok, rc, out in checks:
+        tap(ok, name, ("exit %d" % rc, *out.splitlines()))
+    return tap_end()
 
 
-main()
+sys.exit(main())

@@ -38,11 +38,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.environ.get("srcdir",
-                                  os.path.dirname(sys.argv[0]) or "."))
-from corrupt import le16, le32, le64  # noqa: E402
+from erofstest import SB, le16, le32, le64, tap, tap_end
 
-SB = 1024
 FT_DIR = 2
 FT_SYMLINK = 7
 FLAT_PLAIN, FLAT_INLINE = 0, 2
@@ -274,7 +271,7 @@ def fsck(args):
     return r.returncode, r.stdout, r.stderr
 
 
-def run_case(name, case, scratch, num):
+def run_case(name, case, scratch):
     img = Image(load("plain.erofs"))
     opts, setup, statuses, says = case(img)
     path = os.path.join(scratch, name + ".erofs")
@@ -309,14 +306,8 @@ def run_case(name, case, scratch, num):
         shutil.rmtree(top, ignore_errors=True)
     if outputs[0] != outputs[1]:
         errors.append("messages differ between -j1 and -j4")
-    if errors:
-        print("not ok %d - %s" % (num, name))
-        for e in errors:
-            print("#   " + e)
-        for line in outputs[0].decode(errors="replace").splitlines()[:10]:
-            print("#   " + line)
-    else:
-        print("ok %d - %s" % (num, name))
+    tap(not errors, name,
+        errors + outputs[0].decode(errors="replace").splitlines()[:10])
 
 
 def bad_data_block(data, scratch):
@@ -337,11 +328,11 @@ def bad_data_block(data, scratch):
     return None, None
 
 
-def run_bad_data(scratch, num):
+def run_bad_data(scratch):
     name = "bad-data"
     data, victim = bad_data_block(load("lz4hc-default.erofs"), scratch)
     if data is None:
-        print("not ok %d - %s: no damaged block found" % (num, name))
+        tap(False, name + ": no damaged block found")
         return
     path = os.path.join(scratch, name + ".erofs")
     with open(path, "wb") as f:
@@ -361,13 +352,8 @@ def run_bad_data(scratch, num):
         if not os.path.isfile(os.path.join(out, "sizes", "size-4096")):
             errors.append("%s: the other files are missing" % jobs)
         shutil.rmtree(out, ignore_errors=True)
-    if errors:
-        print("not ok %d - %s (%s)" % (num, name, victim))
-        for e in errors:
-            print("#   " + e)
-    else:
-        print("ok %d - %s: %s reported and not left behind" %
-              (num, name, victim))
+    tap(not errors, "%s: %s reported and not left behind" % (name, victim),
+        errors)
 
 
 def main():
@@ -376,20 +362,19 @@ def main():
     ap.add_argument("pattern", nargs="?", default="")
     args = ap.parse_args()
     names = [n for n in list(CASES) + ["bad-data"] if args.pattern in n]
-    print("1..%d" % len(names))
     scratch = args.keep or tempfile.mkdtemp(prefix="tmp.hostile.",
                                             dir=os.getcwd())
     os.makedirs(scratch, exist_ok=True)
     try:
-        for num, name in enumerate(names, 1):
+        for name in names:
             if name == "bad-data":
-                run_bad_data(scratch, num)
+                run_bad_data(scratch)
             else:
-                run_case(name, CASES[name], scratch, num)
+                run_case(name, CASES[name], scratch)
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
-    return 0
+    return tap_end()
 
 
 if __name__ == "__main__":

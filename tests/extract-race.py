@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from taplib import tap, tap_end
+from erofstest import tap, tap_end
 
 SRCDIR = os.environ.get("srcdir", os.path.dirname(sys.argv[0]) or ".")
 FSCK = os.environ.get("FSCK", "../fsck/fsck.erofs")

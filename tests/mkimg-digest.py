@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """mkimg-digest.py IMAGE: a tiny EROFS image with image-share digests.
 
-Debian's mkfs.erofs 1.5 cannot write `--xattr-inode-digest` images, so this
-writes one by hand (format doc 6.7): compat ISHARE_XATTRS and
-PLAIN_XATTR_PFX, one long prefix "erofs.fingerprint.v1" (base index 0,
-hidden) whose number is ishare_xattr_prefix_id, and three regular files:
+Debian's mkfs.erofs 1.5 cannot write `--xattr-inode-digest` images, so
+this writes one by hand (docs/format.md, "Image-share digests"): compat
+ISHARE_XATTRS and PLAIN_XATTR_PFX, one long prefix "erofs.fingerprint.v1"
+(base index 0, hidden) whose number is ishare_xattr_prefix_id, and three
+regular files:
 
   /good   digest xattr "sha256:" + SHA-256 of its content
   /bad    digest xattr with one bit flipped

@@ -62,10 +62,6 @@ struct erofs_map {
 int erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	      uint64_t pos, struct erofs_map *map);
 
-/* The flat and chunk-based part of erofs_map (lib/map.c). */
-int erofs_map_flat(struct erofs_ctx *ctx, const struct erofs_inode *inode,
-		   uint64_t pos, struct erofs_map *map);
-
 /* The compressed part of erofs_map (lib/zmap.c). */
 int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		uint64_t pos, struct erofs_map *map);
@@ -76,12 +72,10 @@ int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
  */
 int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode);
 
-/* Parse the map header of a compressed inode into inode->z (lib/zmap.c). */
-int z_erofs_init_inode(struct erofs_ctx *ctx, struct erofs_inode *inode);
-
 /*
  * Bytes [la + skip, la + skip + len) of the extent described by map, into
- * out. When the request covers the whole of a fully mapped extent that is
+ * out. map is one erofs_map() returned for inode: its lengths have passed
+ * the extent sanity check, which this read relies on. When the request covers the whole of a fully mapped extent that is
  * not a partial reference, the pcluster is decoded strictly: it must
  * produce exactly llen bytes and end where its stream ends.
  */

@@ -54,11 +54,12 @@ struct erofs_codec {
 const struct erofs_codec *erofs_codec_get(unsigned int alg);
 
 /*
- * Decode one pcluster with the calling context's decoder for req->alg,
- * creating it on first use. Strips the leading zero padding (7.14), then
- * applies the exact-length rules (8.6): a full decode must produce exactly
- * outlen bytes and consume the stream, a partial one at least outlen.
- * A codec this build lacks gives -EOPNOTSUPP ("built without zstd support").
+ * Decode one pcluster with the calling context's decoder for req->alg, creating
+ * it on first use. Strips the leading zero padding, then applies the
+ * exact-length rules (format.md, "Zero padding", "Exact lengths"): a full
+ * decode must produce exactly outlen bytes and consume the stream, a partial
+ * one at least outlen. A codec this build lacks gives -EOPNOTSUPP ("built
+ * without zstd support").
  */
 int erofs_decompress(struct erofs_ctx *ctx, const struct erofs_decomp_req *req);
 

@@ -32,11 +32,11 @@ struct erofs_dirent {
 typedef int (*erofs_dirent_fn)(void *arg, const struct erofs_dirent *de);
 
 /*
- * Validate one directory block of maxsize usable bytes (5.2, 5.3, 9.4):
- * nameoff0, increasing nameoffs, name lengths and bounds, no '/' or NUL in
- * names, file types, strict order inside the block. Calls fn for every
- * entry, '.' and '..' included. blkpos is the block's offset in the
- * directory, for dirent positions and error records.
+ * Validate one directory block of maxsize usable bytes (format.md, "Directory
+ * blocks"): nameoff0, increasing nameoffs, name lengths and bounds, no '/' or
+ * NUL in names, file types, strict order inside the block. Calls fn for every
+ * entry, '.' and '..' included. blkpos is the block's offset in the directory,
+ * for dirent positions and error records.
  */
 int erofs_dir_parse_block(const uint8_t *blk, unsigned int maxsize,
 			  uint64_t nid, uint64_t blkpos, erofs_dirent_fn fn,
@@ -59,7 +59,7 @@ int erofs_dir_iterate(struct erofs_ctx *ctx, const struct erofs_inode *dir,
  */
 int erofs_lookup(struct erofs_ctx *ctx, const char *path, uint64_t *nid);
 
-/* Compare two names as the format orders them (5.5). */
+/* Compare two names as the format orders them (format.md, "Name order"). */
 int erofs_name_cmp(const char *a, unsigned int alen, const char *b,
 		   unsigned int blen);
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fragments: file data stored in the packed inode (format 7.10), which
- * many files share. Images with fragments and a compressed packed inode
- * get one cache of decoded packed-inode extents, shared by every thread:
- * a pcluster of the packed inode is decoded once however many files and
- * threads read from it, as long as it stays in the cache. Other images
- * have no cache and their reads take no lock.
+ * Fragments: file data stored in the packed inode (format.md, "Fragments"),
+ * which many files share. Images with fragments and a compressed packed inode
+ * get one cache of decoded packed-inode extents, shared by every thread: a
+ * pcluster of the packed inode is decoded once however many files and threads
+ * read from it, as long as it stays in the cache. Other images have no cache
+ * and their reads take no lock.
  *
  * Thread safety: the cache is created at erofs_image_open() and destroyed
  * at erofs_image_close(); in between, any number of threads may read

@@ -119,6 +119,18 @@ struct erofs_meta_block {
 struct erofs_codec_state;
 struct z_erofs_hints;
 
+/*
+ * What the encoded-extent lookups of a context cost, for benchmarks and
+ * tests. A block read is one request for a metadata block, whether the
+ * context's cache has it or not: what a kernel reader pays a buffer lookup
+ * for.
+ */
+struct erofs_ctx_stats {
+	uint64_t lookups;		/* lookups in encoded extents */
+	uint64_t lookup_meta_reads;	/* metadata block reads by them */
+	uint64_t hint_hits;		/* served by the per-inode hint */
+};
+
 /* Per-thread reading context: error record, caches, buffers, decoders. */
 struct erofs_ctx {
 	struct erofs_image *img;
@@ -126,15 +138,7 @@ struct erofs_ctx {
 
 	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
 	uint32_t meta_clock;
-	uint64_t meta_reads;		/* metadata blocks fetched (misses) */
-	/*
-	 * Encoded-extent lookups, for benchmarks. A block read is one
-	 * request for a metadata block, whether meta[] has it or not: what a
-	 * kernel reader pays a buffer lookup for.
-	 */
-	uint64_t lookups;		/* z_erofs_map calls on extents */
-	uint64_t lookup_meta_reads;	/* metadata block reads by them */
-	uint64_t hint_hits;		/* served by the per-inode hint */
+	struct erofs_ctx_stats stats;	/* erofs_ctx_stats() */
 
 	/* decoder contexts, created on first use and reused */
 	struct erofs_codec_state *codec[Z_EROFS_COMPRESSION_MAX];
@@ -170,38 +174,17 @@ int erofs_feature_names(const struct erofs_image *img, char *buf, size_t len);
 int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img);
 void erofs_ctx_fini(struct erofs_ctx *ctx);
 
-/*
- * Make sure ctx->outbuf (or inbuf) holds at least len bytes, keeping its
- * content when keep is set.
- */
-int erofs_ctx_reserve_out(struct erofs_ctx *ctx, size_t len);
-int erofs_ctx_reserve_in(struct erofs_ctx *ctx, size_t len);
+/* The context's counters since erofs_ctx_init() or the last reset. */
+static inline const struct erofs_ctx_stats *
+erofs_ctx_stats(const struct erofs_ctx *ctx)
+{
+	return &ctx->stats;
+}
 
-/*
- * Read len bytes at byte pos of a metadata space, through the context's
- * block cache. Reads may cross block boundaries. Reading past the end of
- * the space is -EFSCORRUPTED. nid is only used for the error record.
- */
-int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,
-		    uint64_t pos, void *buf, size_t len, uint64_t nid);
-
-/*
- * Block blk of a metadata space, through the context's block cache: *data
- * points at its *len valid bytes (a last block may be short) and stays
- * valid until the next metadata read through ctx. Lets a caller look at
- * many small records of one block without copying them out one by one.
- */
-int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
-		     uint64_t blk, const uint8_t **data, size_t *len,
-		     uint64_t nid);
-
-/*
- * Read len bytes of data at byte address pa of device devid (0: unified
- * space, resolved through the device table; n: extra device n). Bounds are
- * checked against the device: nothing past its end is ever read.
- */
-int erofs_dev_read(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
-		   void *buf, size_t len, uint64_t nid);
+static inline void erofs_ctx_stats_reset(struct erofs_ctx *ctx)
+{
+	ctx->stats = (struct erofs_ctx_stats){ 0 };
+}
 
 /*
  * Resolve a data address to a device index and a byte offset inside that

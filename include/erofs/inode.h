@@ -13,13 +13,16 @@
 
 struct erofs_ctx;
 
-/* Compression state parsed from the map header (7.3) at inode read. */
+/*
+ * Compression state parsed from the map header (format.md, "Map header") at
+ * inode read.
+ */
 struct z_erofs_info {
 	uint16_t advise;
 	uint8_t algs[2];		/* HEAD1, HEAD2 algorithms */
 	uint8_t lclusterbits;
 	bool whole_fragment;		/* the whole file is in the packed inode */
-	bool extents;			/* encoded extents (7.12) */
+	bool extents;			/* format.md, "Encoded extents" */
 	uint8_t recsz;			/* encoded extent record size */
 	uint16_t idata_size;		/* inline pcluster size */
 	uint64_t fragmentoff;		/* tail/whole fragment offset */

@@ -71,7 +71,4 @@ void erofs_pool_destroy(struct erofs_pool *pool);
 
 unsigned int erofs_pool_threads(const struct erofs_pool *pool);
 
-/* The producer's own worker state (used for inline runs, index 0). */
-void *erofs_pool_inline_worker(struct erofs_pool *pool);
-
 #endif

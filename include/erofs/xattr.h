@@ -34,11 +34,11 @@ typedef int (*erofs_xattr_fn)(void *arg, const struct erofs_xattr *xa);
 #define EROFS_XATTR_HIDDEN 0x1	/* also report names with no short prefix */
 
 /*
- * Validate and enumerate an inode's xattrs (6.8, 9.6): region bounds,
- * h_shared_count, entry bounds, name indexes, long prefix numbers, shared
- * entries inside their space, and the name filter when it is active.
- * Inline entries come first, then shared ones. Entries with an unknown or
- * unsupported short index are corruption.
+ * Validate and enumerate an inode's xattrs (format.md, "Extended attributes"):
+ * region bounds, h_shared_count, entry bounds, name indexes, long prefix
+ * numbers, shared entries inside their space, and the name filter when it is
+ * active. Inline entries come first, then shared ones. Entries with an unknown
+ * or unsupported short index are corruption.
  */
 int erofs_xattr_iterate(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			unsigned int flags, erofs_xattr_fn fn, void *arg);

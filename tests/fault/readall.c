@@ -167,7 +167,8 @@ static int read_files(struct erofs_image *img, struct file *files,
 	int status = 0;
 
 	for (i = 0; i < threads; i++) {
-		jobs[i] = (struct job){ img, files, n, i, threads, 0 };
+		jobs[i] = (struct job){ .img = img, .files = files, .nfiles = n,
+					 .index = i, .stride = threads };
 		if (threads == 1)
 			run_job(&jobs[i]);
 		else if (pthread_create(&tid[i], NULL, run_job, &jobs[i]))

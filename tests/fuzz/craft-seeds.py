@@ -57,7 +57,8 @@ class LzmaStream(ctypes.Structure):
 
 
 def microlzma(data):
-    """MicroLZMA (8.3) of all of data, at most one block, by liblzma's
+    """MicroLZMA (format.md, "MicroLZMA") of all of data, at most one
+    block, by liblzma's
     lzma_microlzma_encoder (xz 5.4) through ctypes"""
     lib = ctypes.CDLL(ctypes.util.find_library("lzma") or "liblzma.so.5")
     opts = ctypes.create_string_buffer(512)     # lzma_options_lzma
@@ -81,14 +82,15 @@ def microlzma(data):
 
 
 def padded(stream):
-    """a one-block pcluster: the stream right-aligned (7.14)"""
+    """a one-block pcluster: the stream right-aligned ("Zero padding")"""
     if len(stream) > BS:
         raise ValueError("stream of %d bytes" % len(stream))
     return bytes(BS - len(stream)) + stream
 
 
 def cfg_records(algs):
-    """compression configuration records for the algorithm bits (7.2)"""
+    """compression configuration records for the algorithm bits
+    (format.md, "Compression algorithms")"""
     out = b""
     for alg in range(4):
         if not algs & (1 << alg):
@@ -162,7 +164,7 @@ def codec_seed(algo, encode):
         recs = [(h.HEAD1, 0, blk)]
         recs += [(h.NONHEAD, 0, (k, 1)) for k in range(1, nl)]
         if size % BS and nl > 1:
-            # the extent ends inside the last lcluster (7.4)
+            # the extent ends inside the last lcluster ("Full indexes")
             recs[-1] = (h.PLAIN, size % BS, 0)
         compressed(t.img, nids[name], size, header(algs=algo), recs)
     return t.img.finish(t.root)

@@ -10,14 +10,11 @@
  * extract to a directory (fsck/extract.h exists), it extracts into a
  * temporary directory, emptied after each input and removed at exit.
  *
- * Byte 0 of an image is ignored by the format (1.4), so it chooses the
- * options; all bits clear, the seeds' case, is the most thorough run:
- *   bit 0  decode only (--extract) instead of --extract=DIR --xattrs
- *   bit 1  no --manifest
- *   bit 2  no --xattr-inode-digest
- *   bit 3  no -p
- *   bit 4  the image again as its first extra device (--device)
- *   bit 5  debugging messages (-d9)
+ * Byte 0 of an image is ignored by the format (format.md, "Superblock"), so it
+ * chooses the options; all bits clear, the seeds' case, is the most thorough
+ * run: bit 0  decode only (--extract) instead of --extract=DIR --xattrs bit 1
+ * no --manifest bit 2  no --xattr-inode-digest bit 3  no -p bit 4  the image
+ * again as its first extra device (--device) bit 5  debugging messages (-d9)
  *
  * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
  * with -close_fd_mask=2 to silence fsck's messages as well.

@@ -13,9 +13,6 @@
 #include "erofs/inode.h"
 #include "unit.h"
 
-#ifndef EROFS_TEST_DATA_DIR
-#define EROFS_TEST_DATA_DIR "/work/shared/fixtures"
-#endif
 /* entries of the small fixture tree, the root included */
 #define FIXTURE_ENTRIES 3193
 
@@ -365,18 +362,6 @@ struct fixture {
 	struct erofs_ctx ctx;
 };
 
-static bool fixture_path(char *buf, size_t len, const char *name)
-{
-	const char *dir = getenv("EROFS_TEST_DATA");
-
-	snprintf(buf, len, "%s/%s", dir ? dir : EROFS_TEST_DATA_DIR, name);
-	if (access(buf, R_OK)) {
-		fprintf(stderr, "skipped: %s not found\n", buf);
-		return false;
-	}
-	return true;
-}
-
 static void fixture_open(struct fixture *f, const char *path)
 {
 	struct erofs_open_opts opts = { .path = path };
@@ -474,8 +459,7 @@ START_TEST(test_fixture_walk)
 	};
 	struct fixture f;
 
-	if (!fixture_path(f.path, sizeof(f.path), images[_i]))
-		return;
+	unit_fixture(f.path, sizeof(f.path), images[_i]);
 	fixture_open(&f, f.path);
 	ck_assert_uint_eq(walk_tree(&f), FIXTURE_ENTRIES);
 	fixture_close(&f);
@@ -560,12 +544,10 @@ START_TEST(test_fixture_lookup)
 	struct name_list *l = malloc(sizeof(*l));
 	struct fixture f;
 
-	if (!fixture_path(f.path, sizeof(f.path), images[_i]))
-		goto out;
+	unit_fixture(f.path, sizeof(f.path), images[_i]);
 	fixture_open(&f, f.path);
 	check_lookups(&f, l);
 	fixture_close(&f);
-out:
 	free(l);
 }
 END_TEST
@@ -676,8 +658,7 @@ START_TEST(test_corrupt_dir_offsets)
 	struct dir_probe p;
 	uint8_t nid[8];
 
-	if (!fixture_path(image, sizeof(image), "lz4hc-xattr-prefix.erofs"))
-		return;
+	unit_fixture(image, sizeof(image), "lz4hc-xattr-prefix.erofs");
 	probe_dir(image, dirs[_i], &p);
 
 	erofs_put64(nid, p.dir.nid);
@@ -718,5 +699,6 @@ static Suite *dir_suite(void)
 
 int main(void)
 {
+	unit_require_dir("EROFS_TEST_DATA");
 	return unit_run(dir_suite());
 }

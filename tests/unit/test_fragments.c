@@ -24,8 +24,6 @@
 #include "erofs/inode.h"
 #include "unit.h"
 
-#define EROFS_TEST_DATA_DIR "/work/shared/fixtures"
-
 static const char *const frag_images[] = {
 	"lz4hc-all-fragments.erofs",
 	"lz4hc-fragments.erofs",
@@ -34,18 +32,6 @@ static const char *const frag_images[] = {
 	"zstd-c64k-fragments.erofs",
 	"lz4hc-zD.erofs",
 };
-
-static bool fixture_path(char *buf, size_t len, const char *name)
-{
-	const char *dir = getenv("EROFS_TEST_DATA");
-
-	snprintf(buf, len, "%s/%s", dir ? dir : EROFS_TEST_DATA_DIR, name);
-	if (access(buf, R_OK)) {
-		fprintf(stderr, "skipped: %s not found\n", buf);
-		return false;
-	}
-	return true;
-}
 
 /* ---- the manifest: path and digest of every regular file ---- */
 
@@ -85,10 +71,9 @@ static void unescape(const char *in, char *out, size_t outlen)
 	out[o] = '\0';
 }
 
-/* The manifest tests/data/index names for an image, NULL if none. */
-static FILE *manifest_from_index(const char *image)
+/* The expected manifest of an image: the one tests/data/index names. */
+static FILE *manifest_open(const char *image)
 {
-#ifdef EROFS_TEST_SRCDATA
 	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 :
 						 image;
 	char line[1024], name[512], manifest[512], path[1200];
@@ -96,8 +81,7 @@ static FILE *manifest_from_index(const char *image)
 
 	snprintf(path, sizeof(path), "%s/index", EROFS_TEST_SRCDATA);
 	index = fopen(path, "r");
-	if (!index)
-		return NULL;
+	ck_assert_msg(index != NULL, "cannot open %s", path);
 	while (!fp && fgets(line, sizeof(line), index)) {
 		if (sscanf(line, "%511s %511s", name, manifest) != 2 ||
 		    strcmp(name, base))
@@ -107,41 +91,7 @@ static FILE *manifest_from_index(const char *image)
 		fp = fopen(path, "r");
 	}
 	fclose(index);
-	return fp;
-#else
-	return NULL;
-#endif
-}
-
-/*
- * The expected manifest of an image: IMAGE.manifest beside it (in the
- * shared fixtures, either the manifest or one line naming it), else the
- * one tests/data/index gives.
- */
-static FILE *manifest_open(const char *image)
-{
-	char path[1200], line[600];
-	const char *slash;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s.manifest", image);
-	fp = fopen(path, "r");
-	if (!fp) {
-		fp = manifest_from_index(image);
-		ck_assert_msg(fp != NULL, "no manifest for %s", image);
-		return fp;
-	}
-	if (!fgets(line, sizeof(line), fp) || strchr(line, ' ')) {
-		rewind(fp);
-		return fp;
-	}
-	fclose(fp);
-	line[strcspn(line, "\n")] = '\0';
-	slash = strrchr(image, '/');
-	snprintf(path, sizeof(path), "%.*s%s",
-		 slash ? (int)(slash - image + 1) : 0, image, line);
-	fp = fopen(path, "r");
-	ck_assert_msg(fp != NULL, "cannot open %s", path);
+	ck_assert_msg(fp != NULL, "no manifest for %s", image);
 	return fp;
 }
 
@@ -348,8 +298,7 @@ START_TEST(test_fragment_images)
 		struct erofs_image *img;
 		unsigned int threads, extents;
 
-		if (!fixture_path(path, sizeof(path), frag_images[i]))
-			continue;
+		unit_fixture(path, sizeof(path), frag_images[i]);
 		manifest_load(&m, path);
 		for (threads = 1; threads <= 4; threads += 3) {
 			img = image_open(path);
@@ -390,8 +339,7 @@ START_TEST(test_small_budget)
 	struct totals t;
 	char path[512];
 
-	if (!fixture_path(path, sizeof(path), "lz4hc-all-fragments.erofs"))
-		return;
+	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
 	manifest_load(&m, path);
 	img = image_open(path);
 	erofs_err_clear(&err);
@@ -419,8 +367,7 @@ START_TEST(test_no_cache_without_fragments)
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct erofs_image *img;
 
-		if (!fixture_path(path, sizeof(path), names[i]))
-			continue;
+		unit_fixture(path, sizeof(path), names[i]);
 		img = image_open(path);
 		ck_assert_ptr_null(img->frag_cache);
 		erofs_image_close(img);
@@ -469,8 +416,7 @@ START_TEST(test_damaged_packed)
 	char path[512], bad[600];
 	unsigned int threads;
 
-	if (!fixture_path(path, sizeof(path), "lz4hc-all-fragments.erofs"))
-		return;
+	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
 	manifest_load(&m, path);
 	damage_copy(path, bad, sizeof(bad));
 	for (threads = 1; threads <= 4; threads += 3) {
@@ -519,8 +465,7 @@ START_TEST(test_prefetch)
 	uint8_t byte;
 	int pass;
 
-	if (!fixture_path(path, sizeof(path), "lz4hc-all-fragments.erofs"))
-		return;
+	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
 	damage_copy(path, bad, sizeof(bad));
 	for (pass = 0; pass < 2; pass++) {
 		img = image_open(pass ? bad : path);
@@ -565,5 +510,6 @@ static Suite *fragments_suite(void)
 
 int main(void)
 {
+	unit_require_dir("EROFS_TEST_DATA");
 	return unit_run(fragments_suite());
 }

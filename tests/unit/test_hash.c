@@ -72,7 +72,10 @@ START_TEST(test_crc32c_split)
 }
 END_TEST
 
-/* Linux's shortcut (format 2.4): resume from the state after the head. */
+/*
+ * Linux's shortcut (format.md, "Checksums"): resume from the state after the
+ * head.
+ */
 START_TEST(test_crc32c_superblock_shortcut)
 {
 	uint8_t block[3072];

@@ -15,9 +15,6 @@
 #include "erofs/xattr.h"
 #include "unit.h"
 
-#ifndef EROFS_TEST_DATA_DIR
-#define EROFS_TEST_DATA_DIR "/work/shared/fixtures"
-#endif
 #define FIXTURE "lz4hc-xattr-prefix.erofs"
 
 START_TEST(test_xxh32_vectors)
@@ -81,18 +78,6 @@ struct fixture {
 	struct erofs_image *img;
 	struct erofs_ctx ctx;
 };
-
-static bool fixture_path(char *buf, size_t len, const char *name)
-{
-	const char *dir = getenv("EROFS_TEST_DATA");
-
-	snprintf(buf, len, "%s/%s", dir ? dir : EROFS_TEST_DATA_DIR, name);
-	if (access(buf, R_OK)) {
-		fprintf(stderr, "skipped: %s not found\n", buf);
-		return false;
-	}
-	return true;
-}
 
 static void fixture_open(struct fixture *f, const char *path)
 {
@@ -193,8 +178,7 @@ START_TEST(test_fixture_shared_and_long)
 	unsigned int i;
 	bool seen_shared = false;
 
-	if (!fixture_path(f.path, sizeof(f.path), FIXTURE))
-		goto out;
+	unit_fixture(f.path, sizeof(f.path), FIXTURE);
 	fixture_open(&f, f.path);
 	ck_assert_msg(!list_xattrs(&f, "xattrs/shared-0", l), "%s",
 		      f.ctx.err.msg);
@@ -218,7 +202,6 @@ START_TEST(test_fixture_shared_and_long)
 	}
 	ck_assert(seen_shared);
 	fixture_close(&f);
-out:
 	free(l);
 }
 END_TEST
@@ -229,8 +212,7 @@ START_TEST(test_fixture_odd_values)
 	struct xattr_list *l = calloc(1, sizeof(*l));
 	const struct seen_xattr *s;
 
-	if (!fixture_path(f.path, sizeof(f.path), FIXTURE))
-		goto out;
+	unit_fixture(f.path, sizeof(f.path), FIXTURE);
 	fixture_open(&f, f.path);
 
 	ck_assert_int_eq(list_xattrs(&f, "xattrs/acl-file", l), 0);
@@ -258,7 +240,6 @@ START_TEST(test_fixture_odd_values)
 	ck_assert_int_eq(list_xattrs(&f, "sizes/size-1", l), 0);
 	ck_assert_uint_eq(l->count, 0);
 	fixture_close(&f);
-out:
 	free(l);
 }
 END_TEST
@@ -328,8 +309,7 @@ START_TEST(test_fixture_all_xattrs)
 	struct erofs_inode dir;
 	uint64_t nid;
 
-	if (!fixture_path(f.path, sizeof(f.path), images[_i]))
-		return;
+	unit_fixture(f.path, sizeof(f.path), images[_i]);
 	fixture_open(&f, f.path);
 	w.dirs = malloc(w.cap * sizeof(*w.dirs));
 	w.dirs[w.ndirs++] = f.img->root_nid;
@@ -386,8 +366,7 @@ static void expect_patch_corrupt(const char *path, unsigned int rel,
 	struct xattr_list *l = calloc(1, sizeof(*l));
 	int ret;
 
-	if (!fixture_path(good.path, sizeof(good.path), FIXTURE))
-		goto out;
+	unit_fixture(good.path, sizeof(good.path), FIXTURE);
 	fixture_open(&good, good.path);
 	fixture_inode(&good, path, &inode);
 	ck_assert_int_eq(inode.space, EROFS_SPACE_PRIMARY);
@@ -400,7 +379,6 @@ static void expect_patch_corrupt(const char *path, unsigned int rel,
 	ck_assert_msg(strstr(bad.ctx.err.msg, msg_part),
 		      "message '%s' lacks '%s'", bad.ctx.err.msg, msg_part);
 	close_patched(&bad);
-out:
 	free(l);
 }
 
@@ -447,5 +425,6 @@ static Suite *xattr_suite(void)
 
 int main(void)
 {
+	unit_require_dir("EROFS_TEST_DATA");
 	return unit_run(xattr_suite());
 }

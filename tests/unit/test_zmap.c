@@ -179,8 +179,9 @@ static void full_nonhead(uint64_t lcn, uint16_t d0, uint16_t d1)
 }
 
 /*
- * Compact indexes: entry positions follow 7.5 literally; the values
- * (clusterofs, delta[0], delta[1] or CBLKCNT) are given by each test.
+ * Compact indexes: entry positions follow format.md, "Compact indexes",
+ * literally; the values (clusterofs, delta[0], delta[1] or CBLKCNT) are given
+ * by each test.
  */
 static struct {
 	uint64_t ebase, total;

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: MIT
+"""erofstest.py - what the Python tests share: reading and sealing the
+bytes of an image they craft or damage (little-endian fields, the
+superblock checksum), and TAP output (one numbered line a check, the
+first lines of what went wrong under a failure, the plan last).
+
+A test imports it by name: Python puts the directory of the script it
+runs, tests/, first on the module path."""
+import struct
+import sys
+
+SB = 1024                                   # superblock offset
+
+
+def le16(buf, off):
+    return struct.unpack_from("<H", buf, off)[0]
+
+
+def le32(buf, off):
+    return struct.unpack_from("<I", buf, off)[0]
+
+
+def le64(buf, off):
+    return struct.unpack_from("<Q", buf, off)[0]
+
+
+def round_up(x, a):
+    return (x + a - 1) // a * a
+
+
+def _crc32c_table():
+    table = []
+    for n in range(256):
+        for _ in range(8):
+            n = (n >> 1) ^ 0x82F63B78 if n & 1 else n >> 1
+        table.append(n)
+    return table
+
+
+_CRC_TABLE = _crc32c_table()
+
+
+def crc32c_register(data):
+    """CRC32C register after data, started at ~0 and not inverted at the
+    end, as the superblock checksum is (docs/format.md, "Checksums")"""
+    reg = 0xFFFFFFFF
+    for byte in data:
+        reg = _CRC_TABLE[(reg ^ byte) & 0xFF] ^ (reg >> 8)
+    return reg
+
+
+def seal_superblock(buf, block_size):
+    """Store the checksum of the superblock in its field (which counts as
+    zero while it is computed): over the rest of block 0 from byte SB on,
+    or over block_size bytes when blocks are no larger than SB."""
+    length = block_size - SB if block_size > SB else block_size
+    struct.pack_into("<I", buf, SB + 4, 0)
+    struct.pack_into("<I", buf, SB + 4,
+                     crc32c_register(bytes(buf[SB:SB + length])))
+
+
+_count = 0
+_failed = False
+
+
+def tap(ok, what, details=(), directive=""):
+    """One check. A directive ("TODO why", "SKIP why") follows the
+    description; a failed TODO check does not fail the test."""
+    global _count, _failed
+    _count += 1
+    line = "%s %d - %s" % ("ok" if ok else "not ok", _count, what)
+    print(line + (" # " + directive if directive else ""))
+    for text in [] if ok else list(details)[:10]:
+        print("#   %s" % text)
+    _failed |= not ok and not directive.startswith("TODO")
+    sys.stdout.flush()
+
+
+def tap_end():
+    """Print the plan; the exit status of the test."""
+    print("1..%d" % _count)
+    return 1 if _failed else 0
