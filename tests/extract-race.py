@@ -199,10 +199,21 @@ def symlink_swaps(scratch, mkfs):
         os.waitpid(pid, 0)
 
 
+def read_counter(counter):
+    """the attacker's count of swaps; it rewrites the file (truncating it
+    first) as it goes, so an empty read is one caught in between"""
+    for _ in range(1000):
+        with open(counter) as f:
+            text = f.read()
+        if text:
+            return int(text)
+        time.sleep(0.001)
+    raise RuntimeError("%s stays empty" % counter)
+
+
 def scenario(name, args, out, image, outside, before, counter):
     statuses = {}
-    with open(counter) as f:
-        swaps0 = int(f.read() or 0)
+    swaps0 = read_counter(counter)
     for _ in range(RUNS):
         clear(out)
         if name == "rerun":
@@ -210,8 +221,7 @@ def scenario(name, args, out, image, outside, before, counter):
         r = extract(args, out, image)
         statuses[r.returncode] = statuses.get(r.returncode, 0) + 1
     time.sleep(0.05)
-    with open(counter) as f:
-        swaps = int(f.read() or 0) - swaps0
+    swaps = read_counter(counter) - swaps0
     diff = differences(before, snapshot(outside))
     bad = [s for s in statuses if s not in (0, 8)]
     tap(not diff and not bad and swaps > 0,
