@@ -32,8 +32,6 @@ struct run {
 	unsigned int ndelivered;
 	int in_deliver;		/* atomic: threads inside deliver */
 	bool overlap;
-	unsigned int completed;	/* atomic */
-	unsigned int out_of_order; /* atomic: completed before an earlier */
 };
 
 /* The consumer, from the deliverer or from a streaming item's worker. */
@@ -77,10 +75,6 @@ static void *worker(void *arg)
 			ord_window_wait_due(&r->w, it->oi.seq);
 			consume(r, it->oi.seq);
 		}
-		if (__atomic_fetch_add(&r->completed, 1, __ATOMIC_RELAXED) !=
-		    it->oi.seq)
-			__atomic_add_fetch(&r->out_of_order, 1,
-					   __ATOMIC_RELAXED);
 		ord_window_complete(&r->w, &it->oi);
 	}
 }
@@ -122,10 +116,10 @@ START_TEST(test_window_in_order)
 		pthread_join(th[i], NULL);
 	ck_assert_uint_eq(r->ndelivered, ITEMS);
 	/*
-	 * the completions did come out of order (how often depends on the
-	 * load: test_window_reverse has the worst order deterministically)
+	 * How often completions came out of order here depends on the load,
+	 * so it is not asserted: test_window_reverse has the worst order
+	 * deterministically.
 	 */
-	ck_assert_uint_gt(r->out_of_order, 0);
 	for (i = 0; i < ITEMS; i++)
 		ck_assert_uint_eq(r->delivered[i], i);
 	ck_assert(!r->overlap);
