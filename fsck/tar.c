@@ -45,6 +45,7 @@ struct tar_writer {
 	uint64_t seq; /* walker: the next entry's */
 	uint64_t lost[TAR_LOST_KINDS]; /* atomic */
 	uint64_t spool_failed; /* atomic: files left out */
+	uint64_t check_failed; /* atomic: left out, their check failed */
 	int spool_err; /* atomic: errno of one of them */
 	bool failed; /* atomic: the archive is broken */
 	bool discard; /* drop what libarchive writes from now on */
@@ -717,6 +718,8 @@ void tar_file_done(struct tar_file *tf, bool ok, const struct xa_list *xl)
 	tf->ok = ok && !err;
 	if (ok && err)
 		tar_left_out(tw, err);
+	if (!ok)
+		__atomic_add_fetch(&tw->check_failed, 1, __ATOMIC_RELAXED);
 	if (tf->ok) {
 		tf->entry = tarentry_new(&tw->caps, tf->name, &tf->inode, NULL,
 					 xl, tw->lost);
@@ -778,6 +781,10 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 		report_msg(rep, FSCK_LVL_INFO,
 			   "--tar: %llu later names left out with their file",
 			   (unsigned long long)tw->orphans);
+	if (tw->check_failed)
+		report_warning(rep, NULL,
+			       "--tar: %llu files left out, whose data or xattrs failed the check",
+			       (unsigned long long)tw->check_failed);
 	if (tw->spool_failed)
 		report_failure(
 			rep, NULL,
