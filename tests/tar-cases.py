@@ -27,7 +27,10 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
     to its end; an unknown format is an error naming it;
  7. bad options: --tar=- with --list, --format without --tar and an empty
     --tar= are usage errors (16); an output that cannot be created is an
-    error naming it (8), and so is one that fills up (/dev/full).
+    error naming it (8), and so is one that fills up (/dev/full);
+ 8. no privilege needed: as uid 65534 (when run as root), with the image
+    on standard input, --tar=- succeeds and bsdtar -tv lists what --list
+    lists.
 
 Environment: FSCK, srcdir, EROFS_TEST_DATA (unpacked images, optional).
 """
@@ -272,6 +275,37 @@ def check_formats(image, scratch):
         "an unknown --format: exit 8, naming it", ["exit %d" % rc, err])
 
 
+def drop_to_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def check_ordinary_user(image, scratch):
+    """--tar needs no privilege: as uid 65534 (from root), with the image
+    on standard input, bsdtar -tv lists what --list lists"""
+    with open(image, "rb") as f:
+        p = subprocess.run([FSCK, "--tar=-", "-"], stdin=f,
+                           capture_output=True,
+                           preexec_fn=drop_to_nobody if ROOT else None)
+    tarball = os.path.join(scratch, "user.tar")
+    with open(tarball, "wb") as f:
+        f.write(p.stdout)
+    rc, listing, err = tarlib.run([FSCK, "--list", image])
+    ours = [line for line in listing.decode().splitlines()
+            if not line.startswith("s")]
+    bsd = subprocess.run(["bsdtar", "-tvf", tarball], capture_output=True)
+    bad = tarlib.compare_listing(ours, bsd.stdout.decode("latin-1")
+                                 .splitlines())
+    if p.returncode or rc or bsd.returncode:
+        bad.insert(0, "--tar exits %d, --list %d, bsdtar -tv %d: %s" %
+                   (p.returncode, rc, bsd.returncode,
+                    p.stderr.decode(errors="replace")[:300]))
+    tap(not bad, "as %s, --tar=- of the image on standard input: bsdtar "
+        "-tv lists what --list lists" %
+        ("uid 65534" if ROOT else "this user"), bad)
+
+
 def check_options(image):
     cases = [
         (["--tar=-", "--list"], 16, "--tar=-"),
@@ -316,6 +350,7 @@ def main():
         check_damaged(scratch.path)
         check_formats(images["plain"], scratch.path)
         check_options(images["plain"])
+        check_ordinary_user(images["lz4hc"], scratch.path)
     return tap_end()
 
 
