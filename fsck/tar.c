@@ -782,9 +782,10 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 			   "--tar: %llu later names left out with their file",
 			   (unsigned long long)tw->orphans);
 	if (tw->check_failed)
-		report_warning(rep, NULL,
-			       "--tar: %llu files left out, whose data or xattrs failed the check",
-			       (unsigned long long)tw->check_failed);
+		report_warning(
+			rep, NULL,
+			"--tar: %llu files left out, whose data or xattrs failed the check",
+			(unsigned long long)tw->check_failed);
 	if (tw->spool_failed)
 		report_failure(
 			rep, NULL,
