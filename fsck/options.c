@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/* fsck.erofs: the command line, into a struct fsck_cfg. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsck.h"
+#include "options.h"
+#include "report.h"
+#include "select.h"
+
+enum {
+	OPT_DEVICE = 256,
+	OPT_OFFSET,
+	OPT_NID,
+	OPT_PATH,
+	OPT_NO_SBCRC,
+	OPT_EXTRACT,
+	OPT_DIGEST,
+	OPT_MANIFEST,
+	OPT_FORCE,
+	OPT_OVERWRITE,
+	OPT_KEEP_EXISTING,
+	OPT_PRESERVE,
+	OPT_NO_PRESERVE,
+	OPT_PRESERVE_OWNER,
+	OPT_NO_PRESERVE_OWNER,
+	OPT_PRESERVE_PERMS,
+	OPT_NO_PRESERVE_PERMS,
+	OPT_XATTRS,
+	OPT_NO_XATTRS,
+	OPT_LIST,
+	OPT_JSON,
+	OPT_NO_PROGRESS,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_FILES_FROM,
+	OPT_SPARSE,
+	OPT_FS_CONFIG,
+	OPT_FILE_CONTEXTS,
+	OPT_MOUNT_POINT,
+	OPT_TAR,
+	OPT_FORMAT,
+};
+
+static const struct option long_options[] = {
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "nid", required_argument, NULL, OPT_NID },
+	{ "path", required_argument, NULL, OPT_PATH },
+	{ "no-sbcrc", no_argument, NULL, OPT_NO_SBCRC },
+	{ "extract", optional_argument, NULL, OPT_EXTRACT },
+	{ "xattr-inode-digest", no_argument, NULL, OPT_DIGEST },
+	{ "manifest", no_argument, NULL, OPT_MANIFEST },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "keep-existing", no_argument, NULL, OPT_KEEP_EXISTING },
+	{ "preserve", no_argument, NULL, OPT_PRESERVE },
+	{ "no-preserve", no_argument, NULL, OPT_NO_PRESERVE },
+	{ "preserve-owner", no_argument, NULL, OPT_PRESERVE_OWNER },
+	{ "no-preserve-owner", no_argument, NULL, OPT_NO_PRESERVE_OWNER },
+	{ "preserve-perms", no_argument, NULL, OPT_PRESERVE_PERMS },
+	{ "no-preserve-perms", no_argument, NULL, OPT_NO_PRESERVE_PERMS },
+	{ "xattrs", no_argument, NULL, OPT_XATTRS },
+	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "sparse", no_argument, NULL, OPT_SPARSE },
+	{ "fs-config", required_argument, NULL, OPT_FS_CONFIG },
+	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
+	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
+	{ "tar", required_argument, NULL, OPT_TAR },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage_text[] =
+	"Usage: " PROG " [OPTIONS] IMAGE\n"
+	"Check the integrity of the EROFS filesystem in IMAGE ('-': standard\n"
+	"input), and optionally extract it to a directory.\n"
+	"\n"
+	"Options:\n"
+	"  -V, --version          print the version number and exit\n"
+	"  -d N                   message level: 0 errors only, 2 warnings\n"
+	"                         (default), 3 information, 7 and above\n"
+	"                         debugging (maximum 9)\n"
+	"  -p                     print the total compression ratio of files\n"
+	"  -a, -A, -y             accepted for fsck(8); no effect\n"
+	"  -j, --jobs=N           N threads (default: online CPUs; 1: none)\n"
+	"  --device=PATH          an extra device of a multi-device image;\n"
+	"                         repeat in device table order\n"
+	"  --offset=N             the image starts N bytes into IMAGE\n"
+	"  --nid=N                check from inode N instead of the root\n"
+	"  --path=PATH            check from PATH inside the image instead of\n"
+	"                         the root\n"
+	"  --no-sbcrc             do not verify the superblock checksum\n"
+	"  --extract              also decompress all file data and verify it\n"
+	"  --xattr-inode-digest   verify per-file SHA-256 digests recorded by\n"
+	"                         mkfs.erofs --xattr-inode-digest\n"
+	"  --manifest             print one line per entry (path, type, mode,\n"
+	"                         owner, size, mtime, SHA-256, rdev, links,\n"
+	"                         xattrs)\n"
+	"  --list                 print one line per entry like tar -tv (type\n"
+	"                         and mode, owner, size, mtime, path, target)\n"
+	"  --json                 a JSON report on standard output at the end\n"
+	"                         (counts, ratio, time, every problem)\n"
+	"  --no-progress          no progress line on a terminal\n"
+	"  --include=PATTERN      only entries matching PATTERN (fnmatch; a\n"
+	"                         name without '/' matches any component),\n"
+	"                         with the whole subtree of a directory;\n"
+	"                         repeatable\n"
+	"  --exclude=PATTERN      leave out entries matching PATTERN and what\n"
+	"                         is below them; wins over --include\n"
+	"  --files-from=FILE      only the paths in FILE, one a line ('-':\n"
+	"                         standard input); a missing one is an error\n"
+	"  --fs-config=FILE       write Android's fs_config of the entries\n"
+	"                         (path, owner, mode, capabilities) to FILE\n"
+	"  --file-contexts=FILE   write their SELinux labels to FILE, in\n"
+	"                         file_contexts form\n"
+	"  --mount-point=PREFIX   the paths of both start with PREFIX\n"
+	"                         (default /)\n"
+	"  -h, --help             display this help and exit\n"
+	"\n"
+	"Extraction:\n"
+	"  --extract=DIR          check, and extract the tree (or the subtree\n"
+	"                         of --path or --nid) to DIR, made if missing\n"
+	"  --force                extract into a directory that has entries,\n"
+	"                         or to /\n"
+	"  --overwrite            replace entries that exist (a symlink in\n"
+	"                         the way is removed, never followed)\n"
+	"  --keep-existing        resume an interrupted extraction: keep\n"
+	"                         entries that exist and are complete,\n"
+	"                         replace the others\n"
+	"  --preserve             same owners and permissions as in the image\n"
+	"                         (default for root)\n"
+	"  --preserve-owner       same owners as in the image\n"
+	"  --preserve-perms       same permissions as in the image\n"
+	"  --no-preserve          owned by you, permissions with your umask\n"
+	"                         (default for other users)\n"
+	"  --no-preserve-owner    owned by you\n"
+	"  --no-preserve-perms    apply your umask to permissions\n"
+	"  --[no-]xattrs          restore extended attributes and ACLs\n"
+	"                         (default off)\n"
+	"  --sparse               aligned 4 KiB blocks of zeros become holes\n"
+	"                         (also in a --tar archive)\n"
+	"\n"
+	"Archive:\n"
+	"  --tar=FILE             check, and write the tree (or the subtree of\n"
+	"                         --path or --nid) to FILE as a pax archive\n"
+	"                         ('-': standard output); files whose data\n"
+	"                         fails the check are left out\n"
+	"  --format=NAME          another libarchive format for --tar (ustar,\n"
+	"                         gnutar, cpio, newc, zip, ...); what it cannot\n"
+	"                         hold is reported\n"
+	"\n"
+	"Exit status (as fsck(8), added together):\n"
+	"  0   no errors\n"
+	"  4   filesystem errors left uncorrected\n"
+	"  8   operational error (cannot read the image or a device, out of\n"
+	"      memory, a feature or codec this build does not support, an\n"
+	"      entry that could not be extracted)\n"
+	"  16  usage or syntax error\n"
+	"  32  interrupted by SIGINT, SIGTERM or SIGHUP\n";
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fputs(PROG ": ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry '" PROG " --help' for more information.\n", stderr);
+	exit(FSCK_EXIT_USAGE);
+}
+
+static uint64_t parse_u64(const char *s, const char *what)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		usage_error("invalid %s", what);
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		usage_error("invalid %s", what);
+	return v;
+}
+
+static void add_device(struct fsck_cfg *cfg, const char *path)
+{
+	const char **devs;
+
+	devs = realloc(cfg->devices, (cfg->ndevices + 1) * sizeof(*devs));
+	if (!devs) {
+		fprintf(stderr, "%s: --device=%s: %s\n", PROG, path,
+			"out of memory while reading the options");
+		exit(FSCK_EXIT_OPERATIONAL);
+	}
+	devs[cfg->ndevices++] = path;
+	cfg->devices = devs;
+}
+
+static void parse_level(struct fsck_cfg *cfg, const char *arg)
+{
+	uint64_t v = parse_u64(arg, "message level for -d");
+
+	if (v > FSCK_LVL_MAX)
+		usage_error("message level for -d must be 0 to 9, not %s", arg);
+	cfg->level = (int)v;
+}
+
+static void parse_jobs(struct fsck_cfg *cfg, const char *arg)
+{
+	uint64_t v = parse_u64(arg, "number of jobs");
+
+	if (!v || v > JOBS_MAX)
+		usage_error("-j takes 1 to " "1024" ", not %s", arg);
+	cfg->jobs = (unsigned int)v;
+}
+
+/* The extraction options; false if c is not one of them. */
+static bool parse_extract_opt(struct fsck_cfg *cfg, int c)
+{
+	switch (c) {
+	case OPT_FORCE:
+		cfg->force = true;
+		break;
+	case OPT_OVERWRITE:
+		cfg->overwrite = true;
+		break;
+	case OPT_KEEP_EXISTING:
+		cfg->keep_existing = true;
+		break;
+	case OPT_PRESERVE:
+	case OPT_NO_PRESERVE:
+		cfg->preserve_owner = c == OPT_PRESERVE;
+		cfg->preserve_perms = c == OPT_PRESERVE;
+		break;
+	case OPT_PRESERVE_OWNER:
+	case OPT_NO_PRESERVE_OWNER:
+		cfg->preserve_owner = c == OPT_PRESERVE_OWNER;
+		break;
+	case OPT_PRESERVE_PERMS:
+	case OPT_NO_PRESERVE_PERMS:
+		cfg->preserve_perms = c == OPT_PRESERVE_PERMS;
+		break;
+	case OPT_XATTRS:
+	case OPT_NO_XATTRS:
+		cfg->xattrs = c == OPT_XATTRS;
+		break;
+	case OPT_SPARSE:
+		cfg->sparse = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* The rules of --include, --exclude and --files-from: options_parse's. */
+static struct select_rules *select_rules;
+
+static void parse_pattern(const char *arg, bool exclude)
+{
+	const char *opt = exclude ? "exclude" : "include";
+	int ret = select_add_pattern(select_rules, arg, exclude);
+
+	if (ret == -EINVAL) {
+		fprintf(stderr, "%s: --%s=%s: %s\n", PROG, opt, arg,
+			"invalid pattern");
+		exit(FSCK_EXIT_USAGE);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s: --%s=%s: %s\n", PROG, opt, arg,
+			"out of memory while reading the options");
+		exit(FSCK_EXIT_OPERATIONAL);
+	}
+}
+
+static void parse_files_from(const char *arg)
+{
+	unsigned long line;
+	int ret = select_read_names(select_rules, arg, &line);
+
+	if (ret == -EINVAL)
+		fprintf(stderr, "%s: --files-from=%s: line %lu: %s\n", PROG,
+			arg, line, "a NUL byte in a path");
+	else if (ret < 0)
+		fprintf(stderr, "%s: --files-from=%s: %s\n", PROG, arg,
+			strerror(-ret));
+	if (ret < 0)
+		exit(FSCK_EXIT_OPERATIONAL);
+}
+
+/* Combinations that make no sense. */
+static void check_args(const struct fsck_cfg *cfg)
+{
+	const char *d = cfg->extract_dir;
+
+	if (cfg->has_nid && cfg->path)
+		usage_error("%s", "--nid and --path cannot be used together");
+	if (cfg->json && (cfg->manifest || cfg->list))
+		usage_error("%s", "--json cannot be combined with --manifest or --list (all use standard output)");
+	if (cfg->manifest && cfg->list)
+		usage_error("%s",
+			    "--manifest and --list cannot be used together");
+	if (d && !*d)
+		usage_error("%s", "--extract= needs a directory");
+	if (cfg->mount_point && (*cfg->mount_point != '/' ||
+				 strpbrk(cfg->mount_point, " \t\n\v\f\r")))
+		usage_error("--mount-point=%s: an absolute path without white space",
+			    cfg->mount_point);
+	for (unsigned int i = 0; i < cfg->ndevices; i++)
+		if (!strcmp(cfg->devices[i], "-"))
+			usage_error("%s", "--device=-: only IMAGE can be standard input");
+	if (cfg->tar && !*cfg->tar)
+		usage_error("%s", "--tar= needs a file ('-': standard output)");
+	if (cfg->format && !cfg->tar)
+		usage_error("%s", "--format needs --tar");
+#ifndef HAVE_LIBARCHIVE
+	if (cfg->tar) {
+		fputs(PROG ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
+		      stderr);
+		exit(FSCK_EXIT_OPERATIONAL);
+	}
+#endif
+	if (cfg->tar && !strcmp(cfg->tar, "-") &&
+	    (cfg->manifest || cfg->list || cfg->json || cfg->ratio))
+		usage_error("%s", "--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");
+	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
+		usage_error("--extract=%s: extracting to / needs --force", d);
+}
+
+void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
+		   char **argv)
+{
+	select_rules = rules;
+	bool names_stdin = false;	/* --files-from=-, read last */
+	int c;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->level = FSCK_LVL_DEFAULT;
+	cfg->preserve_owner = -1;
+	cfg->preserve_perms = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":Vd:paAyhj:", long_options,
+				NULL)) != -1) {
+		if (parse_extract_opt(cfg, c))
+			continue;
+		switch (c) {
+		case 'V':
+			printf(PROG " (%s) %s\n", PACKAGE_NAME,
+			       PACKAGE_VERSION);
+			exit(FSCK_EXIT_OK);
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(FSCK_EXIT_OK);
+		case 'd':
+			parse_level(cfg, optarg);
+			break;
+		case 'p':
+			cfg->ratio = true;
+			break;
+		case 'a':
+		case 'A':
+		case 'y':
+			break;
+		case OPT_DEVICE:
+			add_device(cfg, optarg);
+			break;
+		case OPT_OFFSET:
+			cfg->offset = parse_u64(optarg, "offset");
+			break;
+		case OPT_NID:
+			cfg->nid = parse_u64(optarg, "nid");
+			cfg->has_nid = true;
+			break;
+		case OPT_PATH:
+			cfg->path = optarg;
+			break;
+		case OPT_NO_SBCRC:
+			cfg->no_sbcrc = true;
+			break;
+		case OPT_EXTRACT:
+			if (optarg)
+				cfg->extract_dir = optarg;
+			else
+				cfg->decode = true;
+			break;
+		case OPT_DIGEST:
+			cfg->digests = true;
+			break;
+		case OPT_MANIFEST:
+			cfg->manifest = true;
+			break;
+		case OPT_LIST:
+			cfg->list = true;
+			break;
+		case OPT_JSON:
+			cfg->json = true;
+			break;
+		case OPT_NO_PROGRESS:
+			cfg->no_progress = true;
+			break;
+		case OPT_FS_CONFIG:
+			cfg->fs_config = optarg;
+			break;
+		case OPT_FILE_CONTEXTS:
+			cfg->file_contexts = optarg;
+			break;
+		case OPT_MOUNT_POINT:
+			cfg->mount_point = optarg;
+			break;
+		case OPT_INCLUDE:
+		case OPT_EXCLUDE:
+			parse_pattern(optarg, c == OPT_EXCLUDE);
+			break;
+		case OPT_FILES_FROM:
+			if (strcmp(optarg, "-"))
+				parse_files_from(optarg);
+			else
+				names_stdin = true;
+			break;
+		case OPT_TAR:
+			cfg->tar = optarg;
+			break;
+		case OPT_FORMAT:
+			cfg->format = optarg;
+			break;
+		case 'j':
+			parse_jobs(cfg, optarg);
+			break;
+		case ':':
+			usage_error("option '%s' needs an argument",
+				    argv[optind - 1]);
+			break;
+		default:
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, '\0' };
+
+				usage_error("unknown option '%s'", opt);
+			}
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		usage_error("%s", "missing IMAGE");
+	if (optind + 1 < argc)
+		usage_error("unexpected argument '%s'", argv[optind + 1]);
+	cfg->image = argv[optind];
+	check_args(cfg);
+	if (names_stdin && !strcmp(cfg->image, "-"))
+		usage_error("%s", "--files-from=- and IMAGE - cannot both be standard input");
+	if (names_stdin)
+		parse_files_from("-");
+}
