@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What one step of the command came to: checking an entry, writing it
+ * out, listing it. The library speaks negative errno values with an error
+ * record (erofs/error.h); fsck turns them into one of these where it calls
+ * the library, and never returns an errno of its own.
+ *
+ * A problem in the image, or with one output file, is reported where it
+ * is found and the run goes on (FSCK_REPORTED). Running out of memory is
+ * returned as such, so that the caller that knows the entry reports it
+ * (report_nomem) and the run stops. FSCK_STOP stops the run for a reason
+ * already reported, or for an interrupt (interrupt.h), which the verdict
+ * reports.
+ */
+#ifndef FSCK_RESULT_H
+#define FSCK_RESULT_H
+
+#include <stdbool.h>
+
+enum fsck_result {
+	FSCK_OK = 0,
+	FSCK_REPORTED,		/* a problem was reported; go on */
+	FSCK_NOMEM,		/* out of memory: report it, then stop */
+	FSCK_STOP,		/* stop the run; already reported */
+};
+
+/* Whether the run goes on after a step that came to r. */
+static inline bool fsck_result_goes_on(enum fsck_result r)
+{
+	return r == FSCK_OK || r == FSCK_REPORTED;
+}
+
+#endif
