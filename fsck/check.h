@@ -11,16 +11,16 @@
  * strictly. Symlink targets are always read.
  *
  * Directories, symlinks and other inodes are checked (and created) on the
- * walker thread. A regular file is a task on the worker pool: its xattrs,
- * index and data are checked, decoded, hashed and written by a worker
- * with its own reading context; what the walker needs from it (digest,
- * xattrs for the manifest, stored size) is taken when its report slot is
- * printed, in walk order. With threads, a file worth several pieces of
- * decoding is split into runs of extents (split.h), one task each, still
- * reporting into one slot; when its content is hashed (--manifest, a
- * digest to verify), its pieces hand their bytes to the hash in file
- * order through an ordered window (window.h). Fragments are read ahead
- * of the files that need them (readahead.h).
+ * walker thread, here (check.c). A regular file is a task on the worker
+ * pool (task.h): a worker runs these same checks on it with its own
+ * reading context, and the walker takes the results in walk order. With
+ * threads, a file worth several pieces of decoding is split into runs of
+ * extents, one task each (pieces.h, the plan's arithmetic in split.h);
+ * when its content is hashed, its pieces hand their bytes to the hash in
+ * file order through an ordered window (window.h). What the checks and
+ * the tasks share is in check_internal.h. Fragments are read ahead of the
+ * files that need them (readahead.h); cost.h estimates what each task
+ * costs.
  */
 #ifndef FSCK_CHECK_H
 #define FSCK_CHECK_H

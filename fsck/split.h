@@ -7,7 +7,7 @@
  * piece_ns. The walker maps the file once to find where pieces start: a
  * piece always starts at the start of an extent, as the whole-file check
  * maps it, so a piece meets exactly what the whole-file check would meet
- * from there on. This file holds the arithmetic; fsck/check.c the tasks.
+ * from there on. This file holds the arithmetic; fsck/pieces.h the tasks.
  */
 #ifndef FSCK_SPLIT_H
 #define FSCK_SPLIT_H

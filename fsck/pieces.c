@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: MIT
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_internal.h"
+#include "cost.h"
+#include "erofs/data.h"
+#include "erofs/pool.h"
+#include "pieces.h"
+#include "split.h"
+#include "tar.h"
+#include "task.h"
+#include "window.h"
+
+/*
+ * Decoded bytes of a split file's pieces waiting to be hashed in order,
+ * besides the one piece being hashed: per split file, and there are at
+ * most as many split files in flight as threads.
+ */
+#define PIECES_WINDOW_BYTES (4u << 20)
+
+struct out_run {
+	size_t len;
+	bool zeros; /* a hole: no bytes in buf */
+};
+
+/*
+ * What a piece of a file hashed in order hands on: its bytes in order,
+ * kept up to PIECES_WINDOW_BYTES; past that, once the piece is due, it
+ * hashes them itself as they come (streaming).
+ */
+struct piece_out {
+	struct ord_item item;
+	bool ok; /* the piece decoded its whole range */
+	bool streaming;
+	uint8_t *buf; /* the data runs, end to end */
+	size_t len, cap;
+	struct out_run *runs;
+	size_t nruns, runcap;
+	/* the consumer's, for streaming */
+	struct ord_window *window;
+	struct erofs_sha256 *sha;
+	const bool *broken; /* no digest: do not hash */
+};
+
+struct split_file {
+	struct file_task *t;
+	int fd; /* extraction: the file, or -1 */
+	enum fsck_result head; /* the walker's part */
+	unsigned int refs; /* atomic: queued pieces + walker */
+	bool stopped; /* atomic: the run stopped a piece */
+	uint64_t physical; /* atomic: stored bytes of pieces */
+	uint64_t fail_at; /* atomic: start of failed, or max */
+	pthread_mutex_t lock; /* failed */
+	struct file_piece *failed; /* the lowest failed piece so far */
+	/* hashed in order (--manifest, a digest to verify): */
+	bool hashing;
+	struct ord_window window; /* pieces' bytes, to the hash */
+	uint64_t pieces; /* queued so far: the next seq */
+	bool hash_broken; /* by the deliverer: a piece failed */
+	struct erofs_sha256 sha; /* by the deliverer */
+	bool verify;
+	uint8_t expected[EROFS_SHA256_LEN];
+};
+
+struct file_piece {
+	struct split_file *s;
+	struct piece_out *out; /* hashing: to the window */
+	struct split_piece range;
+	struct erofs_map *maps; /* the planner's, from range.start */
+	size_t nmaps, used;
+	bool cut_short; /* stopped: its outcome does not count */
+	uint64_t physical; /* stored bytes up to a failure */
+	enum fsck_result ret; /* of a failed piece */
+	struct report rep;
+	struct report_slot slot;
+};
+
+/* The maps of the piece being planned. */
+struct map_list {
+	struct erofs_map *maps;
+	size_t n, cap;
+	bool full; /* no memory: the piece maps the rest */
+};
+
+static enum fsck_result out_run_add(struct piece_out *out, size_t len,
+				    bool zeros)
+{
+	struct out_run *runs;
+	size_t cap;
+
+	if (out->nruns && out->runs[out->nruns - 1].zeros == zeros) {
+		out->runs[out->nruns - 1].len += len;
+		return FSCK_OK;
+	}
+	if (out->nruns == out->runcap) {
+		cap = out->runcap ? 2 * out->runcap : 8;
+		runs = realloc(out->runs, cap * sizeof(*runs));
+		if (!runs)
+			return FSCK_NOMEM;
+		out->runs = runs;
+		out->runcap = cap;
+	}
+	out->runs[out->nruns].len = len;
+	out->runs[out->nruns++].zeros = zeros;
+	return FSCK_OK;
+}
+
+/* Hash what a piece kept, in order. */
+static void out_hash(const struct piece_out *out, struct erofs_sha256 *sha)
+{
+	const uint8_t *p = out->buf;
+	size_t i;
+
+	for (i = 0; i < out->nruns; i++) {
+		if (out->runs[i].zeros) {
+			check_sha_zeros(sha, out->runs[i].len);
+			continue;
+		}
+		erofs_sha256_update(sha, p, out->runs[i].len);
+		p += out->runs[i].len;
+	}
+}
+
+/* Too much to keep: wait for our turn, hash what we kept, then stream. */
+static void out_stream(struct piece_out *out)
+{
+	ord_window_wait_due(out->window, out->item.seq);
+	out->streaming = true;
+	if (!*out->broken)
+		out_hash(out, out->sha);
+	free(out->buf);
+	free(out->runs);
+	out->buf = NULL;
+	out->runs = NULL;
+	out->len = out->cap = out->nruns = out->runcap = 0;
+}
+
+enum fsck_result piece_out_add(struct piece_out *out, const uint8_t *buf,
+			       size_t len)
+{
+	size_t cap = out->cap;
+	uint8_t *p;
+
+	if (!out->streaming && len > PIECES_WINDOW_BYTES - out->len)
+		out_stream(out);
+	if (out->streaming) {
+		if (!*out->broken)
+			erofs_sha256_update(out->sha, buf, len);
+		return FSCK_OK;
+	}
+	while (cap - out->len < len)
+		cap = cap ? 2 * cap : 65536;
+	/* len fits in the window with what is kept */
+	if (cap > PIECES_WINDOW_BYTES)
+		cap = PIECES_WINDOW_BYTES;
+	if (cap != out->cap) {
+		p = realloc(out->buf, cap);
+		if (!p)
+			return FSCK_NOMEM;
+		out->buf = p;
+		out->cap = cap;
+	}
+	memcpy(out->buf + out->len, buf, len);
+	out->len += len;
+	return out_run_add(out, len, false);
+}
+
+enum fsck_result piece_out_zeros(struct piece_out *out, uint64_t len)
+{
+	if (out->streaming) {
+		if (!*out->broken)
+			check_sha_zeros(out->sha, len);
+		return FSCK_OK;
+	}
+	return len > SIZE_MAX ? FSCK_NOMEM
+			      : out_run_add(out, (size_t)len, true);
+}
+
+static void out_free(struct piece_out *out)
+{
+	free(out->buf);
+	free(out->runs);
+	free(out);
+}
+
+/*
+ * Split a file whose decoding is worth several pieces. A file hashed in
+ * order is split too: its pieces hand their bytes to the hash in order
+ * through an ordered window (window.h).
+ */
+bool pieces_worth(const struct checker *ck, const struct erofs_inode *inode)
+{
+	uint64_t cost;
+
+	if (!ck->split_ns || !ck->decode || !erofs_pool_threads(ck->pool))
+		return false;
+	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
+	return split_worth(cost, ck->split_ns);
+}
+
+struct split_file *split_new(struct file_task *t)
+{
+	struct split_file *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->t = t;
+	s->fd = -1;
+	s->refs = 1;
+	s->fail_at = UINT64_MAX;
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+void split_free(struct split_file *s)
+{
+	if (s->hashing)
+		ord_window_fini(&s->window);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* The window's consumer: one piece's bytes, in file order. */
+static void split_hash_piece(void *arg, struct ord_item *item)
+{
+	struct piece_out *out = (struct piece_out *)item;
+	struct split_file *s = arg;
+
+	if (!out->ok)
+		s->hash_broken = true;
+	if (!s->hash_broken && !out->streaming)
+		out_hash(out, &s->sha);
+	out_free(out);
+}
+
+/* Before the walker waits for room: hand over the pieces it queued. */
+static void split_flush(void *arg)
+{
+	struct split_file *s = arg;
+
+	erofs_pool_flush(s->t->ck->pool);
+}
+
+static enum fsck_result split_start_hash(struct split_file *s,
+					 const uint8_t *expected)
+{
+	int ret = ord_window_init(&s->window, PIECES_WINDOW_BYTES,
+				  split_hash_piece, split_flush, s);
+
+	if (ret)
+		return check_result_of(ret);
+	s->hashing = true;
+	erofs_sha256_init(&s->sha);
+	if (expected) {
+		s->verify = true;
+		memcpy(s->expected, expected, EROFS_SHA256_LEN);
+	}
+	return FSCK_OK;
+}
+
+static void piece_free(struct file_piece *p)
+{
+	report_discard(&p->rep);
+	free(p->maps);
+	free(p);
+}
+
+bool piece_next_map(struct file_piece *p, uint64_t pos, struct erofs_map *map)
+{
+	const struct erofs_map *m;
+
+	if (p->used >= p->nmaps)
+		return false;
+	m = &p->maps[p->used];
+	if (pos < m->la || pos - m->la >= m->llen)
+		return false;
+	p->used++;
+	*map = *m;
+	return true;
+}
+
+bool piece_cut_short(struct file_piece *p)
+{
+	const struct split_file *s = p->s;
+
+	if (erofs_pool_stopped(s->t->ck->pool) ||
+	    __atomic_load_n(&s->fail_at, __ATOMIC_RELAXED) < p->range.start)
+		p->cut_short = true;
+	return p->cut_short;
+}
+
+/* Keep p if it failed before every piece that failed so far. */
+static void piece_failed(struct split_file *s, struct file_piece *p)
+{
+	struct file_piece *drop = p;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->failed || p->range.start < s->failed->range.start) {
+		drop = s->failed;
+		s->failed = p;
+		__atomic_store_n(&s->fail_at, p->range.start, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (drop)
+		piece_free(drop);
+}
+
+/*
+ * Every piece is done: report the first failure, commit or remove the
+ * file, mark the slot done. The file's result.
+ */
+static enum fsck_result split_finish(struct split_file *s)
+{
+	struct file_task *t = s->t;
+	struct checker *ck = t->ck;
+	struct file_piece *p = s->failed;
+	uint64_t physical = s->physical;
+	enum fsck_result ret = s->head;
+	struct fsck_loc loc;
+
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	if (ret == FSCK_OK && p) {
+		report_take(&t->rep, &p->rep);
+		ret = p->ret;
+		physical = p->range.before + p->physical;
+	}
+	if (p)
+		piece_free(p);
+	t->physical = physical;
+	t->data_ok = ret == FSCK_OK && !s->stopped;
+	t->skipped = s->stopped;
+	if (t->data_ok && s->hashing && !s->hash_broken) {
+		check_digest(&t->rep, &loc, &s->sha, t->digest,
+			     s->verify ? s->expected : NULL);
+		t->have_digest = true;
+		t->digest_checked = s->verify;
+	}
+	if (s->fd >= 0 && !t->data_ok) {
+		extract_file_abort(ck->x, t->dir, task_name(t), s->fd);
+	} else if (s->fd >= 0) {
+		ret = check_result_of(extract_file_commit(
+			ck->x, &t->rep, &loc, t->dir, task_name(t), s->fd,
+			&t->inode, &t->xl));
+		t->created = fsck_result_goes_on(ret);
+	}
+	if (ret == FSCK_NOMEM && !t->rep.fatal)
+		report_fatal(&t->rep, "out of memory");
+	extract_file_end(ck->x, t->dir);
+	if (t->tf)
+		tar_file_done(t->tf, t->data_ok && t->xattrs_ok, &t->xl);
+	split_free(s);
+	__atomic_sub_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
+	/* the walker may free t from here on */
+	report_task_done(ck->rep, &t->rep);
+	return ret;
+}
+
+/* Drop a reference: FSCK_OK unless it was the last (split_finish). */
+static enum fsck_result split_put(struct split_file *s)
+{
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL))
+		return FSCK_OK;
+	return split_finish(s);
+}
+
+static int piece_run(void *worker, void *arg)
+{
+	struct fsck_worker *w = worker;
+	struct file_piece *p = arg;
+	struct split_file *s = p->s;
+	struct file_task *t = s->t;
+	struct data_sum ds = {
+		.fd = s->fd, .hash = s->hashing, .out = p->out, .tf = t->tf
+	};
+	struct piece_out *out = p->out;
+	enum fsck_result ret = FSCK_OK;
+	struct fsck_loc loc;
+	bool counts, ok;
+
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	w->rep = &p->rep;
+	if (!piece_cut_short(p))
+		ret = check_range(w, &t->inode, &loc, true, &ds, p->range.start,
+				  p->range.end, p);
+	if (ret == FSCK_NOMEM && !p->rep.fatal)
+		report_fatal(&p->rep, "out of memory");
+	w->rep = NULL;
+	counts = !p->cut_short;
+	if (!counts && erofs_pool_stopped(t->ck->pool))
+		__atomic_store_n(&s->stopped, true, __ATOMIC_RELAXED);
+	ok = counts && ret == FSCK_OK;
+	if (ok)
+		__atomic_add_fetch(&s->physical, ds.physical, __ATOMIC_RELAXED);
+	if (ok || !counts) {
+		piece_free(p);
+	} else {
+		p->ret = ret;
+		p->physical = ds.physical;
+		piece_failed(s, p);
+	}
+	if (out) {
+		out->ok = ok;
+		/* before the put: the last put finds every piece hashed */
+		ord_window_complete(&s->window, &out->item);
+	}
+	return check_errno(split_put(s));
+}
+
+static void map_list_add(struct map_list *ml, const struct erofs_map *map)
+{
+	struct erofs_map *maps;
+	size_t cap;
+
+	if (ml->full)
+		return;
+	if (ml->n == ml->cap) {
+		cap = ml->cap ? 2 * ml->cap : 16;
+		maps = realloc(ml->maps, cap * sizeof(*maps));
+		if (!maps) {
+			ml->full = true;
+			return;
+		}
+		ml->maps = maps;
+		ml->cap = cap;
+	}
+	ml->maps[ml->n++] = *map;
+}
+
+/*
+ * Queue one piece with the maps in ml, which starts again empty. Only
+ * with threads: submit then never runs it inline.
+ */
+static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
+				    const struct split_piece *range,
+				    struct map_list *ml)
+{
+	struct file_piece *p = calloc(1, sizeof(*p));
+	enum fsck_result ret;
+	uint64_t len;
+
+	if (p) {
+		p->maps = ml->maps;
+		p->nmaps = ml->n;
+	} else {
+		free(ml->maps);
+	}
+	memset(ml, 0, sizeof(*ml));
+	if (!p)
+		return FSCK_NOMEM;
+	if (s->hashing && !(p->out = calloc(1, sizeof(*p->out)))) {
+		free(p->maps);
+		free(p);
+		return FSCK_NOMEM;
+	}
+	p->s = s;
+	p->range = *range;
+	report_detached_init(ck->rep, &p->rep, &p->slot);
+	__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	if (p->out) {
+		p->out->item.seq = s->pieces++;
+		/* a piece keeps at most that much (struct piece_out) */
+		len = range->end - range->start;
+		p->out->item.bytes = len < PIECES_WINDOW_BYTES
+					     ? (size_t)len
+					     : PIECES_WINDOW_BYTES;
+		p->out->window = &s->window;
+		p->out->sha = &s->sha;
+		p->out->broken = &s->hash_broken;
+		ord_window_reserve(&s->window, p->out->item.bytes);
+	}
+	ret = check_result_of(
+		erofs_pool_submit(ck->pool, piece_run, p, range->cost));
+	if (ret != FSCK_OK) {
+		/* not queued; the walker's reference keeps s */
+		__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+		if (p->out) {
+			/* its turn must still come: it breaks the hash */
+			ord_window_complete(&s->window, &p->out->item);
+		}
+		free(p->maps);
+		free(p);
+	}
+	return ret;
+}
+
+/*
+ * Map the file on the walker to cut it into pieces at extent starts; each
+ * piece gets the maps of its extents, so that nothing is mapped twice. A
+ * mapping error is left to the piece that meets it: the last one, from
+ * the last cut to i_size, which maps on its own past the maps it got.
+ */
+static enum fsck_result split_plan_queue(struct checker *ck,
+					 struct split_file *s)
+{
+	const struct erofs_inode *inode = &s->t->inode;
+	struct erofs_ctx *ctx = ck->walker.ctx;
+	struct map_list ml = { 0 };
+	struct split_piece range;
+	struct split_plan plan;
+	struct erofs_map map;
+	uint64_t pos = 0, end, stored;
+	enum fsck_result ret;
+
+	split_plan_init(&plan, inode->size, ck->split_ns);
+	while (pos < inode->size) {
+		if (erofs_map(ctx, inode, pos, &map) < 0) {
+			erofs_err_clear(&ctx->err);
+			break;
+		}
+		end = map.la + map.llen;
+		if (end <= pos)
+			break;
+		stored = 0;
+		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
+			stored = map.plen;
+		map_list_add(&ml, &map);
+		if (split_plan_add(&plan, end, cost_extent(&map, end - pos),
+				   stored, &range)) {
+			ret = split_queue(ck, s, &range, &ml);
+			if (ret != FSCK_OK)
+				return ret;
+		}
+		pos = end;
+	}
+	split_plan_last(&plan, &range);
+	return split_queue(ck, s, &range, &ml);
+}
+
+/* The walker's part, as a task starts: xattrs, the file, the index. */
+static enum fsck_result split_head(struct checker *ck, struct split_file *s,
+				   const struct fsck_loc *loc)
+{
+	struct fsck_worker *w = &ck->walker;
+	struct file_task *t = s->t;
+	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
+	struct report *saved = w->rep;
+	enum fsck_result ret;
+	bool digest;
+
+	w->rep = &t->rep;
+	ret = check_xattrs(w, &t->inode, loc, &xs);
+	if (!fsck_result_goes_on(ret))
+		goto out;
+	t->xattrs_ok = ret == FSCK_OK;
+	t->xl = xs.listed;
+	ret = FSCK_OK;
+	if (t->dir) {
+		s->fd = extract_file_create(ck->x, w->rep, loc, t->dir,
+					    task_name(t), &t->inode);
+		if (s->fd < -1) {
+			ret = check_result_of(s->fd);
+			s->fd = -1;
+		}
+	}
+	digest = ret == FSCK_OK && check_wants_digest(w->rep, ck, loc, &xs);
+	if (ret == FSCK_OK && (ck->manifest || digest))
+		ret = split_start_hash(s, digest ? xs.digest : NULL);
+	if (ret == FSCK_OK)
+		ret = check_index(w, &t->inode, loc);
+out:
+	w->rep = saved;
+	return ret;
+}
+
+enum fsck_result split_submit(struct checker *ck, struct split_file *s,
+			      const struct fsck_loc *loc)
+{
+	enum fsck_result ret, last;
+
+	s->t->started = true;
+	__atomic_add_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
+	ret = split_head(ck, s, loc);
+	s->head = ret;
+	if (ret == FSCK_OK && (ret = split_plan_queue(ck, s)) != FSCK_OK)
+		__atomic_store_n(&s->stopped, true, __ATOMIC_RELAXED);
+	last = split_put(s);
+	if (!fsck_result_goes_on(ret))
+		last = ret;
+	if (!fsck_result_goes_on(last)) {
+		erofs_pool_cancel(ck->pool, check_errno(last));
+		return last;
+	}
+	return FSCK_OK;
+}
