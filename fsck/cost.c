@@ -1,14 +1,27 @@
 // SPDX-License-Identifier: MIT
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "cost.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
+#include "erofs/image.h"
 #include "erofs/inode.h"
+#include "fsck.h"
 #include "split.h"
 
-#define COST_FILE_EXTRACT 20000		/* create, set metadata, close */
+#define COST_FILE_EXTRACT 20000 /* create, set metadata, close */
 #define COST_FILE_CHECK 2000
-#define COST_RAW_PER_KIB 500		/* copy (bench/calibrate) */
-#define COST_MAP_PER_KIB 2		/* map only */
+#define COST_RAW_PER_KIB 500 /* copy (bench/calibrate) */
+#define COST_MAP_PER_KIB 2 /* map only */
+
+/*
+ * Below this much estimated work threads cost more than they save: each
+ * sets up its own reading context and decoders (about 1.5 ms of page
+ * faults), and the walker's own share does not shrink. Run inline.
+ * EROFS_FSCK_SYNC_NS overrides it (0: never).
+ */
+#define COST_SYNC_WORK_NS 10000000ULL
 
 uint64_t cost_data_per_kib(const struct erofs_inode *inode)
 {
@@ -44,4 +57,52 @@ uint64_t cost_extent(const struct erofs_map *map, uint64_t len)
 	if (codec)
 		per = codec->cost_ns_per_kib;
 	return SPLIT_EXTENT_NS + split_data_cost(len, per);
+}
+
+/* Work the image holds, from its size and its dearest codec. */
+static uint64_t cost_image(const struct erofs_image *img, uint64_t bytes)
+{
+	uint64_t per = COST_RAW_PER_KIB, kib = bytes >> 10;
+	const struct erofs_codec *codec;
+	unsigned int alg;
+
+	for (alg = 0; alg < 16; alg++) {
+		if (!(img->available_compr_algs & (1U << alg)))
+			continue;
+		codec = erofs_codec_get(alg);
+		if (codec && codec->cost_ns_per_kib > per)
+			per = codec->cost_ns_per_kib;
+	}
+	return kib > UINT64_MAX / per ? UINT64_MAX : kib * per;
+}
+
+/*
+ * None for a single CPU or a small image, and none when nothing is
+ * decoded: a task then only maps extents, about as much work as the
+ * walker spends finding the file, so threads cannot win.
+ */
+unsigned int cost_threads(const struct fsck_cfg *cfg,
+			  const struct erofs_image *img, uint64_t bytes,
+			  unsigned int jobs)
+{
+	const char *env = getenv("EROFS_FSCK_SYNC_NS");
+	uint64_t limit = COST_SYNC_WORK_NS;
+	char *end;
+
+	if (jobs <= 1)
+		return 0;
+	if (env && *env) {
+		limit = strtoull(env, &end, 10);
+		if (*end)
+			limit = COST_SYNC_WORK_NS;
+	}
+	if (!limit)
+		return jobs;
+	if (!(cfg->decode || cfg->extract_dir || cfg->digests ||
+	      cfg->manifest || cfg->tar))
+		return 0;
+	if (sysconf(_SC_NPROCESSORS_ONLN) == 1 ||
+	    cost_image(img, bytes) < limit)
+		return 0;
+	return jobs;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The cost model: estimated nanoseconds of work, by which the pool packs
- * tasks into batches, files are split into pieces and read-ahead is
- * charged. Per-KiB decoding costs come from each codec (bench/calibrate
- * measures them); the rest are fixed estimates of one task's overhead.
+ * The cost model: estimated nanoseconds of work, by which fsck decides
+ * whether threads are worth starting, the pool packs tasks into batches,
+ * files are split into pieces and read-ahead is charged. Per-KiB decoding
+ * costs come from each codec (bench/calibrate measures them); the rest
+ * are fixed estimates of one task's overhead.
  */
 #ifndef FSCK_COST_H
 #define FSCK_COST_H
@@ -11,8 +12,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct erofs_image;
 struct erofs_inode;
 struct erofs_map;
+struct fsck_cfg;
+
+/*
+ * Worker threads worth starting for -j jobs, for an image of bytes (all
+ * its devices): 0 runs every task inline.
+ */
+unsigned int cost_threads(const struct fsck_cfg *cfg,
+			  const struct erofs_image *img, uint64_t bytes,
+			  unsigned int jobs);
 
 /* Decoding cost per KiB of a file's data, by its first algorithm. */
 uint64_t cost_data_per_kib(const struct erofs_inode *inode);

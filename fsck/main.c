@@ -11,7 +11,7 @@
 
 #include "android.h"
 #include "check.h"
-#include "erofs/decompress.h"
+#include "cost.h"
 #include "erofs/dir.h"
 #include "erofs/fragments.h"
 #include "erofs/image.h"
@@ -29,15 +29,6 @@
 #include "strbuf.h"
 #include "tar.h"
 #include "walk.h"
-
-/*
- * Below this much estimated work threads cost more than they save: each
- * sets up its own reading context and decoders (about 1.5 ms of page
- * faults), and the walker's own share does not shrink. Run inline.
- * EROFS_FSCK_SYNC_NS overrides it (0: never).
- */
-#define SYNC_WORK_NS 10000000ULL
-#define SYNC_RAW_PER_KIB 500		/* copy (bench/calibrate) */
 
 /* The rules of --include, --exclude and --files-from. */
 static struct select_rules select_rules = SELECT_RULES_INIT;
@@ -283,53 +274,6 @@ static uint64_t image_bytes(const struct erofs_image *img)
 	return total;
 }
 
-/* Work the image holds, from its size and its dearest codec. */
-static uint64_t image_work_ns(const struct erofs_image *img)
-{
-	uint64_t per = SYNC_RAW_PER_KIB, kib = image_bytes(img) >> 10;
-	const struct erofs_codec *codec;
-	unsigned int alg;
-
-	for (alg = 0; alg < 16; alg++) {
-		if (!(img->available_compr_algs & (1U << alg)))
-			continue;
-		codec = erofs_codec_get(alg);
-		if (codec && codec->cost_ns_per_kib > per)
-			per = codec->cost_ns_per_kib;
-	}
-	return kib > UINT64_MAX / per ? UINT64_MAX : kib * per;
-}
-
-/*
- * Threads worth starting: none for a single CPU or a small image, and none
- * when nothing is decoded: a task then only maps extents, about as much
- * work as the walker spends finding the file, so threads cannot win.
- */
-static unsigned int pool_threads(const struct fsck_cfg *cfg,
-				 const struct erofs_image *img,
-				 unsigned int jobs)
-{
-	const char *env = getenv("EROFS_FSCK_SYNC_NS");
-	uint64_t limit = SYNC_WORK_NS;
-	char *end;
-
-	if (jobs <= 1)
-		return 0;
-	if (env && *env) {
-		limit = strtoull(env, &end, 10);
-		if (*end)
-			limit = SYNC_WORK_NS;
-	}
-	if (!limit)
-		return jobs;
-	if (!(cfg->decode || cfg->extract_dir || cfg->digests ||
-	      cfg->manifest || cfg->tar))
-		return 0;
-	if (sysconf(_SC_NPROCESSORS_ONLN) == 1 || image_work_ns(img) < limit)
-		return 0;
-	return jobs;
-}
-
 static int walk_image(struct checker *ck, struct report *rep,
 		      struct erofs_ctx *ctx, const struct walk_opts *wo,
 		      struct run_result *res)
@@ -415,7 +359,8 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img)
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res)
 {
-	unsigned int threads = pool_threads(cfg, img, res->jobs);
+	unsigned int threads = cost_threads(cfg, img, image_bytes(img),
+					    res->jobs);
 	struct manifest *manifest = NULL;
 	struct extractor *x = NULL;
 	struct android *android = NULL;

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The cost model's decision to start threads, and the results of fsck's
+ * steps as they leave for the walker and the pool and come back.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_internal.h"
+#include "cost.h"
+#include "erofs/decompress.h"
+#include "erofs/format.h"
+#include "erofs/image.h"
+#include "fsck.h"
+#include "unit.h"
+
+#define MIB (1ULL << 20)
+
+static struct fsck_cfg cfg;
+static struct erofs_image img;
+
+static void setup(void)
+{
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&img, 0, sizeof(img));
+	unsetenv("EROFS_FSCK_SYNC_NS");
+}
+
+/* What a machine of one CPU starts whatever the work. */
+static unsigned int on_this_machine(unsigned int jobs)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN) == 1 ? 0 : jobs;
+}
+
+START_TEST(test_threads_one_job)
+{
+	cfg.decode = true;
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 40, 1), 0);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 40, 0), 0);
+	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 0, 1), 0);
+}
+END_TEST
+
+START_TEST(test_threads_by_work)
+{
+	/* nothing decoded: a task only maps, threads cannot win */
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 40, 4), 0);
+	cfg.decode = true;
+	/* 1 MiB of stored data: far below the work threads pay for */
+	ck_assert_uint_eq(cost_threads(&cfg, &img, MIB, 4), 0);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 4),
+			  on_this_machine(4));
+	cfg.decode = false;
+	cfg.manifest = true;
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 4),
+			  on_this_machine(4));
+	/* saturates rather than wraps */
+	ck_assert_uint_eq(cost_threads(&cfg, &img, UINT64_MAX, 4),
+			  on_this_machine(4));
+}
+END_TEST
+
+/* The dearest codec the image may use prices the work. */
+START_TEST(test_threads_by_codec)
+{
+	const struct erofs_codec *lzma;
+	uint64_t bytes;
+
+	lzma = erofs_codec_get(Z_EROFS_COMPRESSION_LZMA);
+	if (!lzma || lzma->cost_ns_per_kib <= 1000)
+		return;
+	cfg.tar = "-";
+	/* 10 ms of work at the dearest price, a little short at a copy's */
+	bytes = (10000000ULL / lzma->cost_ns_per_kib + 1) << 10;
+	ck_assert_uint_eq(cost_threads(&cfg, &img, bytes, 2), 0);
+	img.available_compr_algs = 1U << Z_EROFS_COMPRESSION_LZMA;
+	ck_assert_uint_eq(cost_threads(&cfg, &img, bytes, 2),
+			  on_this_machine(2));
+}
+END_TEST
+
+START_TEST(test_threads_env)
+{
+	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
+	/* 0: always, even with nothing decoded and a single CPU */
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 0, 3), 3);
+	cfg.digests = true;
+	setenv("EROFS_FSCK_SYNC_NS", "1000", 1);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 4 * 1024, 3),
+			  on_this_machine(3));
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1024, 3), 0);
+	/* not a number: the default */
+	setenv("EROFS_FSCK_SYNC_NS", "1000x", 1);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 4 * 1024, 3), 0);
+	setenv("EROFS_FSCK_SYNC_NS", "", 1);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 4 * 1024, 3), 0);
+}
+END_TEST
+
+START_TEST(test_results_to_errno)
+{
+	ck_assert_int_eq(check_errno(FSCK_OK), 0);
+	ck_assert_int_eq(check_errno(FSCK_REPORTED), 0);
+	ck_assert_int_eq(check_errno(FSCK_NOMEM), -ENOMEM);
+	ck_assert_int_lt(check_errno(FSCK_STOP), 0);
+	ck_assert_int_ne(check_errno(FSCK_STOP), -ENOMEM);
+}
+END_TEST
+
+START_TEST(test_results_of_errno)
+{
+	ck_assert_int_eq(check_result_of(0), FSCK_OK);
+	ck_assert_int_eq(check_result_of(1), FSCK_REPORTED);
+	ck_assert_int_eq(check_result_of(-ENOMEM), FSCK_NOMEM);
+	ck_assert_int_eq(check_result_of(-EIO), FSCK_STOP);
+	ck_assert_int_eq(check_result_of(-EINTR), FSCK_STOP);
+	/* through the pool and back, a stop stays what it was */
+	ck_assert_int_eq(check_result_of(check_errno(FSCK_NOMEM)), FSCK_NOMEM);
+	ck_assert_int_eq(check_result_of(check_errno(FSCK_STOP)), FSCK_STOP);
+	ck_assert_int_eq(check_result_of(check_errno(FSCK_REPORTED)), FSCK_OK);
+}
+END_TEST
+
+static Suite *cost_suite(void)
+{
+	Suite *s = suite_create("fsck_cost");
+	TCase *tc = tcase_create("threads");
+	TCase *tr = tcase_create("results");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_threads_one_job);
+	tcase_add_test(tc, test_threads_by_work);
+	tcase_add_test(tc, test_threads_by_codec);
+	tcase_add_test(tc, test_threads_env);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tr, test_results_to_errno);
+	tcase_add_test(tr, test_results_of_errno);
+	suite_add_tcase(s, tr);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(cost_suite());
+}
