@@ -22,6 +22,7 @@
 #include "split.h"
 #include "tar.h"
 #include "window.h"
+#include "xattr_list.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
@@ -78,7 +79,7 @@ struct data_sum {
 struct xattr_scan {
 	struct fsck_worker *w;
 	bool list;			/* collect what listxattr shows */
-	struct xa_list listed;
+	struct xattr_list listed;
 	bool has_digest;
 	bool bad_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
@@ -107,7 +108,7 @@ struct file_task {
 	bool created;
 	bool have_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
-	struct xa_list xl;
+	struct xattr_list xl;
 	uint64_t physical;
 	bool digest_checked;
 	size_t mf_handle;
@@ -382,6 +383,27 @@ static int hash_zeros(struct data_sum *ds, uint64_t len)
 	return 0;
 }
 
+/*
+ * What an extraction step came to, as the int of check.c's functions: a
+ * problem with an output file is reported and the check of the entry
+ * goes on (0); a stop is the error that stopped it: the errno rep records
+ * (extract.h reports before it stops), else the interrupt's.
+ * Temporary: until check.c's functions return enum fsck_result.
+ */
+static int extract_ret(const struct report *rep, enum fsck_result r)
+{
+	switch (r) {
+	case FSCK_OK:
+	case FSCK_REPORTED:
+		return 0;
+	case FSCK_NOMEM:
+		return -ENOMEM;
+	case FSCK_STOP:
+		break;
+	}
+	return rep->fatal ? rep->fatal : -EINTR;
+}
+
 /* Hash and write decoded bytes at file offset off. */
 static int check_consume(struct fsck_worker *w, const struct fsck_loc *loc,
 			 struct data_sum *ds, const uint8_t *buf, size_t len,
@@ -400,8 +422,8 @@ static int check_consume(struct fsck_worker *w, const struct fsck_loc *loc,
 		return ret;
 	if (ds->fd < 0)
 		return 0;
-	return extract_file_write(w->ck->x, w->rep, loc, ds->fd, buf, len,
-				  off);
+	return extract_ret(w->rep, extract_file_write(w->ck->x, w->rep, loc,
+						      ds->fd, buf, len, off));
 }
 
 /* check_copy_extent(): use read and write instead */
@@ -421,6 +443,7 @@ static int check_copy_extent(struct fsck_worker *w,
 	const struct erofs_device *dev;
 	uint64_t fileoff;
 	unsigned int id;
+	bool copied;
 	int ret;
 
 	if (ds->fd < 0 || ds->hash || ds->tf || map->loc != EROFS_LOC_DEVICE ||
@@ -432,10 +455,12 @@ static int check_copy_extent(struct fsck_worker *w,
 	if (ret < 0)
 		return check_lib_error(w, loc, ret);
 	dev = &w->ctx->img->devs[id];
-	ret = extract_file_copy(w->ck->x, w->rep, loc, ds->fd, dev->fd,
-				dev->offset + fileoff, (size_t)len,
-				map->la + skip);
-	return ret > 0 ? CHECK_NO_COPY : ret;
+	ret = extract_ret(w->rep, extract_file_copy(w->ck->x, w->rep, loc,
+						    ds->fd, dev->fd,
+						    dev->offset + fileoff,
+						    (size_t)len, map->la + skip,
+						    &copied));
+	return !ret && !copied ? CHECK_NO_COPY : ret;
 }
 
 /*
@@ -643,7 +668,8 @@ static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 	}
 	if (!xs->list || !xattr_listed(xa))
 		return 0;
-	return xa_list_add(&xs->listed, xa);
+	return xattr_list_add(&xs->listed, xa->name, xa->namelen, xa->value,
+			      xa->value_len) ? 0 : -ENOMEM;
 }
 
 /* 0, 1 (problem reported, no xattrs kept) or a negative errno. */
@@ -655,7 +681,7 @@ static int check_xattrs(struct fsck_worker *w, const struct erofs_inode *inode,
 	ret = erofs_xattr_iterate(w->ctx, inode, EROFS_XATTR_HIDDEN,
 				  xattr_collect, xs);
 	if (ret < 0) {
-		xa_list_release(&xs->listed);
+		xattr_list_release(&xs->listed);
 		return check_lib_error(w, loc, ret);
 	}
 	return 0;
@@ -804,6 +830,18 @@ static const char *task_name(const struct file_task *t)
 	return t->path + t->pathlen - t->namelen;
 }
 
+/*
+ * Create t's file: *fd, or -1 when it was not created. 0 also then (it
+ * was reported; the data is still checked), or the errno that stops.
+ */
+static int check_file_create(struct fsck_worker *w, struct file_task *t,
+			     const struct fsck_loc *loc, int *fd)
+{
+	return extract_ret(w->rep,
+			   extract_file_create(w->ck->x, w->rep, loc, t->dir,
+					       task_name(t), &t->inode, fd));
+}
+
 /* Create, check, decode and write; 0, 1 (problem) or a negative errno. */
 static int file_task_work(struct fsck_worker *w, struct file_task *t)
 {
@@ -811,7 +849,7 @@ static int file_task_work(struct fsck_worker *w, struct file_task *t)
 	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
 	struct data_sum ds = { .fd = -1, .tf = t->tf };
 	struct fsck_loc loc;
-	int ret;
+	int ret, err;
 
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	erofs_sha256_init(&ds.sha);
@@ -819,12 +857,8 @@ static int file_task_work(struct fsck_worker *w, struct file_task *t)
 	if (ret < 0)
 		return ret;
 	t->xattrs_ok = !ret;
-	if (t->dir) {
-		ds.fd = extract_file_create(ck->x, w->rep, &loc, t->dir,
-					    task_name(t), &t->inode);
-		if (ds.fd < -1)
-			ret = ds.fd;
-	}
+	if (t->dir && (err = check_file_create(w, t, &loc, &ds.fd)))
+		ret = err;
 	if (ret >= 0)
 		ret = check_file(w, &t->inode, &loc, &xs, &ds,
 				 &t->digest_checked);
@@ -832,10 +866,12 @@ static int file_task_work(struct fsck_worker *w, struct file_task *t)
 	if (ds.fd >= 0) {
 		if (ret)
 			extract_file_abort(ck->x, t->dir, task_name(t), ds.fd);
-		else if ((ret = extract_file_commit(ck->x, w->rep, &loc,
-						    t->dir, task_name(t),
-						    ds.fd, &t->inode,
-						    &xs.listed)) >= 0)
+		else if ((ret = extract_ret(w->rep,
+					extract_file_commit(ck->x, w->rep,
+							    &loc, t->dir,
+							    task_name(t),
+							    ds.fd, &t->inode,
+							    &xs.listed))) >= 0)
 			t->created = true;
 	}
 	t->physical = ds.physical;
@@ -874,7 +910,7 @@ static int file_task_run(void *worker, void *arg)
 
 static void file_task_free(struct file_task *t)
 {
-	xa_list_release(&t->xl);
+	xattr_list_release(&t->xl);
 	free(t);
 }
 
@@ -883,8 +919,6 @@ static void file_task_complete(void *arg)
 {
 	struct file_task *t = arg;
 	struct checker *ck = t->ck;
-	struct mf_xattrs mx = { 0 };
-	size_t i;
 	int ret = 0;
 
 	if (t->skipped || !t->started) {
@@ -897,15 +931,10 @@ static void file_task_complete(void *arg)
 		extract_file_status(ck->x, t->inode.nid, t->created);
 	if (check_count_blocks(ck, &t->inode, t->physical))
 		ret = -ENOMEM;
-	for (i = 0; ck->manifest && !ret && i < t->xl.n; i++)
-		ret = mf_xattrs_add(&mx, t->xl.items[i].name,
-				    t->xl.items[i].namelen,
-				    t->xl.items[i].value, t->xl.items[i].len);
 	if (ck->manifest && !ret)
 		ret = manifest_complete(ck->manifest, t->mf_handle, &t->inode,
 					t->have_digest ? t->digest : NULL,
-					&mx);
-	mf_xattrs_release(&mx);
+					&t->xl);
 	if (ret && !ck->rep->fatal) {
 		struct fsck_loc loc;
 
@@ -1118,9 +1147,11 @@ static int split_finish(struct split_file *s)
 	if (s->fd >= 0 && !t->data_ok) {
 		extract_file_abort(ck->x, t->dir, task_name(t), s->fd);
 	} else if (s->fd >= 0) {
-		ret = extract_file_commit(ck->x, &t->rep, &loc, t->dir,
-					  task_name(t), s->fd, &t->inode,
-					  &t->xl);
+		ret = extract_ret(&t->rep,
+				  extract_file_commit(ck->x, &t->rep, &loc,
+						      t->dir, task_name(t),
+						      s->fd, &t->inode,
+						      &t->xl));
 		t->created = ret >= 0;
 	}
 	if (ret == -ENOMEM && !t->rep.fatal)
@@ -1325,14 +1356,8 @@ static int split_head(struct checker *ck, struct split_file *s,
 	t->xattrs_ok = !ret;
 	t->xl = xs.listed;
 	ret = 0;
-	if (t->dir) {
-		s->fd = extract_file_create(ck->x, w->rep, loc, t->dir,
-					    task_name(t), &t->inode);
-		if (s->fd < -1) {
-			ret = s->fd;
-			s->fd = -1;
-		}
-	}
+	if (t->dir)
+		ret = check_file_create(w, t, loc, &s->fd);
 	digest = !ret && check_wants_digest(w->rep, ck, loc, &xs);
 	if (!ret && (ck->manifest || digest))
 		ret = split_start_hash(s, digest ? xs.digest : NULL);
@@ -1390,7 +1415,8 @@ static int check_submit_file(struct checker *ck, const struct walk_entry *e,
 		ret = manifest_add_pending(ck->manifest, rel, t->rellen,
 					   e->inode, &t->mf_handle);
 	if (!ret && ck->x)
-		ret = extract_file_begin(ck->x, e, loc, &t->dir);
+		ret = extract_ret(ck->rep,
+				  extract_file_begin(ck->x, e, loc, &t->dir));
 	if (!ret && ck->tar)
 		ret = tar_file_begin(ck->tar, e, ck->rep, loc, &t->tf);
 	if (ret) {
@@ -1456,11 +1482,15 @@ static int check_extract_inline(struct checker *ck, const struct walk_entry *e,
 					     NULL;
 
 	if (S_ISDIR(e->inode->mode))
-		return extract_dir(ck->x, e, loc, &xs->listed, dir_state);
+		return extract_ret(ck->rep, extract_dir(ck->x, e, loc,
+							&xs->listed,
+							dir_state));
 	if (S_ISLNK(e->inode->mode) && !target)
 		return 0;
-	return extract_node(ck->x, e, loc, target,
-			    target ? e->inode->size : 0, &xs->listed);
+	return extract_ret(ck->rep,
+			   extract_node(ck->x, e, loc, target,
+					target ? e->inode->size : 0,
+					&xs->listed));
 }
 
 static int check_inline(struct checker *ck, const struct walk_entry *e,
@@ -1470,9 +1500,7 @@ static int check_inline(struct checker *ck, const struct walk_entry *e,
 	struct fsck_worker *w = &ck->walker;
 	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
 	struct data_sum ds = { .fd = -1 };
-	struct mf_xattrs mx = { 0 };
 	bool xattrs_ok;
-	size_t i;
 	int ret;
 
 	erofs_sha256_init(&ds.sha);
@@ -1483,15 +1511,10 @@ static int check_inline(struct checker *ck, const struct walk_entry *e,
 	if (ret < 0)
 		goto out;
 	ret = check_list(ck, e, ds.target_ok ? (const char *)w->buf : NULL);
-	for (i = 0; ck->manifest && !ret && i < xs.listed.n; i++)
-		ret = mf_xattrs_add(&mx, xs.listed.items[i].name,
-				    xs.listed.items[i].namelen,
-				    xs.listed.items[i].value,
-				    xs.listed.items[i].len);
 	if (!ret && ck->manifest)
 		ret = manifest_add_inode(ck->manifest, e->rel, e->rellen, inode,
 					 ds.have_digest ? ds.digest : NULL,
-					 &mx);
+					 &xs.listed);
 	if (!ret && ck->x)
 		ret = check_extract_inline(ck, e, loc, &ds, &xs, dir_state);
 	if (!ret && ck->tar && xattrs_ok &&
@@ -1500,8 +1523,7 @@ static int check_inline(struct checker *ck, const struct walk_entry *e,
 			       ds.target_ok ? (const char *)w->buf : NULL,
 			       &xs.listed);
 out:
-	mf_xattrs_release(&mx);
-	xa_list_release(&xs.listed);
+	xattr_list_release(&xs.listed);
 	return ret;
 }
 
@@ -1521,7 +1543,7 @@ static int check_other_name(struct checker *ck, const struct walk_entry *e,
 		ret = manifest_add_name(ck->manifest, e->rel, e->rellen,
 					 e->inode);
 	if (!ret && ck->x)
-		ret = extract_link(ck->x, e, loc);
+		ret = extract_ret(ck->rep, extract_link(ck->x, e, loc));
 	if (!ret && ck->tar)
 		ret = tar_link(ck->tar, e);
 	return ret;
