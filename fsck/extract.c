@@ -100,10 +100,8 @@ static enum fsck_result x_accept_dir(struct extractor *x, int fd, bool *empty)
 		return x_open_failed(x->rep, x->o.dir, err);
 	if (*empty)
 		return FSCK_OK;
-	report_fatal(
-		x->rep,
-		"--extract=%s: directory exists and is not empty (--force extracts into it)",
-		x->o.dir);
+	report_fatal(x->rep, "--extract=%s: directory exists and is not empty (--force extracts into it)",
+		     x->o.dir);
 	return FSCK_STOP;
 }
 
@@ -153,8 +151,8 @@ static enum fsck_result x_open_parent(struct extractor *x)
 	slash = memrchr(dir, '/', len);
 	x->start_name = strndup(slash ? slash + 1 : dir,
 				len - (slash ? (size_t)(slash + 1 - dir) : 0));
-	parent = slash ? strndup(dir, slash == dir ? 1 : slash - dir)
-		       : strdup(".");
+	parent = slash ? strndup(dir, slash == dir ? 1 : slash - dir) :
+			 strdup(".");
 	if (!x->start_name || !parent) {
 		free(parent);
 		return x_open_nomem(x->rep, dir);
@@ -226,7 +224,7 @@ static struct extractor *x_new(const struct extract_opts *o, struct report *rep)
 		extract_close(x);
 		return NULL;
 	}
-	x->root->refs = 2; /* the walk never closes it */
+	x->root->refs = 2;	/* the walk never closes it */
 	x->euid = geteuid();
 	x->egid = getegid();
 	return x;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Extraction to a directory (--extract=DIR): the one place that creates
- * anything on disk, and that enforces the rules of docs/ARCHITECTURE.md,
- * "Extraction rules":
+ * anything on disk (extract.c and the parts extract_internal.h lists), and
+ * that enforces the rules of docs/ARCHITECTURE.md, "Extraction rules":
  *
  * - everything is created and changed relative to directory file
  *   descriptors, with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW, or through a
@@ -63,15 +63,15 @@ struct xdir;
 
 struct extract_opts {
 	const char *dir;
-	bool force; /* DIR may exist and hold entries, or be / */
-	bool overwrite; /* replace existing entries */
-	bool keep_existing; /* keep complete ones, replace the others */
-	bool owner; /* set owners */
-	bool perms; /* modes exactly, else with the umask */
-	bool xattrs; /* set xattrs */
-	bool sparse; /* zero blocks become holes */
-	mode_t umask; /* the user's umask */
-	unsigned int threads; /* worker threads, for the descriptor budget */
+	bool force;		/* DIR may exist and hold entries, or be / */
+	bool overwrite;		/* replace existing entries */
+	bool keep_existing;	/* keep complete ones, replace the others */
+	bool owner;		/* set owners */
+	bool perms;		/* modes exactly, else with the umask */
+	bool xattrs;		/* set xattrs */
+	bool sparse;		/* zero blocks become holes */
+	mode_t umask;		/* the user's umask */
+	unsigned int threads;	/* worker threads, for the descriptor budget */
 };
 
 /*
@@ -167,8 +167,8 @@ enum fsck_result extract_file_commit(struct extractor *x, struct report *rep,
 				     const struct erofs_inode *inode,
 				     const struct xattr_list *xl);
 /* The data failed: close; the file never gets its name. */
-void extract_file_abort(struct extractor *x, struct xdir *dir, const char *name,
-			int fd);
+void extract_file_abort(struct extractor *x, struct xdir *dir,
+			const char *name, int fd);
 /* The task is over: unpin the directory. */
 void extract_file_end(struct extractor *x, struct xdir *dir);
 

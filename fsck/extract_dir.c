@@ -86,9 +86,8 @@ static enum fsck_result x_mkdir_existing(struct extractor *x, struct xdir *d,
 	if (*existed)
 		return FSCK_OK;
 	if (!x_replaces(x)) {
-		report_failure(
-			x->rep, loc,
-			"cannot create the directory: an entry that is not a directory exists (--overwrite replaces it)");
+		report_failure(x->rep, loc,
+			       "cannot create the directory: an entry that is not a directory exists (--overwrite replaces it)");
 		return FSCK_REPORTED;
 	}
 	err = x_remove(pfd, d->name);

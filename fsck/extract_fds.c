@@ -12,7 +12,7 @@
 
 #include "extract_internal.h"
 
-#define FD_RESERVE 32 /* image, devices, stdio, progress */
+#define FD_RESERVE 32		/* image, devices, stdio, progress */
 #define FD_BUDGET_MIN 8
 
 /* Raise the soft limit to the hard one: how many directories may be open. */

@@ -410,8 +410,8 @@ enum fsck_result extract_file_commit(struct extractor *x, struct report *rep,
 }
 
 /* The data failed: the name, if any, is as it was. */
-void extract_file_abort(struct extractor *x, struct xdir *dir, const char *name,
-			int fd)
+void extract_file_abort(struct extractor *x, struct xdir *dir,
+			const char *name, int fd)
 {
 	struct xfile *f = xfile_of(x, fd, false);
 

@@ -27,8 +27,6 @@
 #include "xattr_list.h"
 
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#define ACL_ACCESS "system.posix_acl_access"
-#define ACL_DEFAULT "system.posix_acl_default"
 /*
  * Hidden names of files being written: the prefix and 16 hex digits. A
  * rerun with --overwrite or --keep-existing removes such names left by a
@@ -41,25 +39,25 @@
 /* A directory of the extraction. */
 struct xdir {
 	struct xdir *parent;
-	char *path; /* in the image, for messages */
+	char *path;		/* in the image, for messages */
 	size_t pathlen;
-	int fd; /* -1 while closed */
-	int refs; /* atomic: the walk while on its stack, tasks */
+	int fd;			/* -1 while closed */
+	int refs;		/* atomic: the walk while on its stack, tasks */
 	dev_t dev;
 	ino_t ino;
-	bool failed; /* not created: nothing is created inside */
-	bool inherits_acl; /* passes a default ACL to what is created */
-	bool strip_acls; /* may hold ACLs the image does not have */
-	bool fixup; /* apply its metadata at the end */
-	bool fresh; /* made by this run: holds only what it made */
-	gid_t new_gid; /* the group of what is created in it */
+	bool failed;		/* not created: nothing is created inside */
+	bool inherits_acl;	/* passes a default ACL to what is created */
+	bool strip_acls;	/* may hold ACLs the image does not have */
+	bool fixup;		/* apply its metadata at the end */
+	bool fresh;		/* made by this run: holds only what it made */
+	gid_t new_gid;		/* the group of what is created in it */
 	uint64_t nid;
 	uint16_t mode;
 	uint32_t uid, gid;
 	int64_t mtime;
 	uint32_t mtime_nsec;
 	struct xattr_list xl;
-	char name[]; /* NUL-terminated, "" for DIR */
+	char name[];		/* NUL-terminated, "" for DIR */
 };
 
 /* A further name of an inode, linked at the end. */
@@ -74,9 +72,9 @@ struct xlink {
 /* What became of the first name of an inode with several. */
 enum xprimary_state {
 	XPRIMARY_FAILED = -1,
-	XPRIMARY_PENDING, /* its task has not finished */
+	XPRIMARY_PENDING,	/* its task has not finished */
 	XPRIMARY_CREATED,
-	XPRIMARY_KEPT, /* --keep-existing found it complete */
+	XPRIMARY_KEPT,		/* --keep-existing found it complete */
 };
 
 /* The first name of an inode with several. */
@@ -97,7 +95,7 @@ struct xprimary {
  */
 struct xfile {
 	uint64_t end;
-	uint64_t tmp_id; /* the hidden name's digits, 0: unnamed */
+	uint64_t tmp_id;	/* the hidden name's digits, 0: unnamed */
 };
 
 /* Namespaces and kinds of the once-only xattr warnings. */
@@ -108,34 +106,34 @@ struct extractor {
 	struct extract_opts o;
 	struct report *rep;
 	struct xdir *root;
-	char *start_name; /* a non-directory start: the file in root */
-	size_t start_pathlen; /* the start's path in the image */
-	bool have_proc; /* /proc/self/fd/N reaches O_PATH objects */
-	int no_copy; /* atomic: copy_file_range does not work */
-	int no_tmpfile; /* atomic: write files under hidden names */
-	int no_empty_path; /* atomic: linkat(AT_EMPTY_PATH) refused */
+	char *start_name;	/* a non-directory start: the file in root */
+	size_t start_pathlen;	/* the start's path in the image */
+	bool have_proc;		/* /proc/self/fd/N reaches O_PATH objects */
+	int no_copy;		/* atomic: copy_file_range does not work */
+	int no_tmpfile;		/* atomic: write files under hidden names */
+	int no_empty_path;	/* atomic: linkat(AT_EMPTY_PATH) refused */
 	uid_t euid;
 	gid_t egid;
 	uint64_t tmp_seed;
-	uint64_t tmp_count; /* atomic */
-	struct xfile **files; /* pages of XFILE_PAGE, by descriptor */
+	uint64_t tmp_count;	/* atomic */
+	struct xfile **files;	/* pages of XFILE_PAGE, by descriptor */
 	size_t nfilepages;
 	pthread_mutex_t files_lock;
 
-	struct xdir **all; /* every directory, to free */
+	struct xdir **all;	/* every directory, to free */
 	size_t nall, capall;
-	struct xdir **post; /* post-order: the order of fix-ups */
+	struct xdir **post;	/* post-order: the order of fix-ups */
 	size_t npost, cappost;
-	struct xdir **stack; /* the walk's current path */
+	struct xdir **stack;	/* the walk's current path */
 	size_t nstack, capstack;
-	struct xdir **chain; /* scratch for reopening */
+	struct xdir **chain;	/* scratch for reopening */
 	size_t capchain;
 	struct xlink *links;
 	size_t nlinks, caplinks;
-	struct nidmap primaries; /* struct xprimary */
+	struct nidmap primaries;	/* struct xprimary */
 
-	int open_dirs; /* atomic: directory descriptors open */
-	int budget; /* how many may be */
+	int open_dirs;		/* atomic: directory descriptors open */
+	int budget;		/* how many may be */
 	bool (*throttle)(void *arg);
 	void *throttle_arg;
 
@@ -154,10 +152,10 @@ struct extractor {
 struct x_obj {
 	int fd;
 	bool opath;
-	char proc[32]; /* /proc/self/fd/N for an O_PATH fd */
-	int kind; /* XKIND_* */
-	bool strip_acls; /* it inherited ACLs the image may not have */
-	bool chown; /* its owner is not yet the image's */
+	char proc[32];		/* /proc/self/fd/N for an O_PATH fd */
+	int kind;		/* XKIND_* */
+	bool strip_acls;	/* it inherited ACLs the image may not have */
+	bool chown;		/* its owner is not yet the image's */
 };
 
 /* extract.c */

@@ -117,9 +117,8 @@ static void x_link_one(struct extractor *x, const struct xlink *l)
 		return;
 	}
 	if (err == EEXIST)
-		report_failure(
-			x->rep, &loc,
-			"cannot link: an entry of that name exists (--overwrite replaces it)");
+		report_failure(x->rep, &loc,
+			       "cannot link: an entry of that name exists (--overwrite replaces it)");
 	else
 		x_report_errno(x->rep, &loc, "link", err);
 }

@@ -16,6 +16,9 @@
 #include "extract_internal.h"
 #include "strbuf.h"
 
+#define ACL_ACCESS "system.posix_acl_access"
+#define ACL_DEFAULT "system.posix_acl_default"
+
 static const char *const xns_names[XNS_MAX] = {
 	"user.*", "trusted.*", "security.*", "system.*", "other",
 };
@@ -132,8 +135,8 @@ static bool x_set_xattrs(struct extractor *x, struct report *rep,
 		ok &= x_set_xattr(x, rep, loc, o, &xl->items[i]);
 	if (!o->strip_acls)
 		return ok;
-	err = xattr_list_has(xl, ACL_ACCESS) ? 0
-					     : obj_removexattr(o, ACL_ACCESS);
+	err = xattr_list_has(xl, ACL_ACCESS) ? 0 :
+					       obj_removexattr(o, ACL_ACCESS);
 	if (!err && dir && !xattr_list_has(xl, ACL_DEFAULT))
 		err = obj_removexattr(o, ACL_DEFAULT);
 	if (err) {
@@ -151,8 +154,8 @@ static bool x_set_owner(struct extractor *x, struct report *rep,
 	int none = 0, err;
 
 	err = o->opath ? fchownat(o->fd, "", inode->uid, inode->gid,
-				  AT_EMPTY_PATH)
-		       : fchown(o->fd, inode->uid, inode->gid);
+				  AT_EMPTY_PATH) :
+			 fchown(o->fd, inode->uid, inode->gid);
 	if (!err)
 		return true;
 	err = errno;
@@ -183,8 +186,8 @@ static bool x_set_times(struct report *rep, const struct fsck_loc *loc,
 	ts[0].tv_sec = inode->mtime;
 	ts[0].tv_nsec = inode->mtime_nsec;
 	ts[1] = ts[0];
-	if (!(o->opath ? utimensat(o->fd, "", ts, AT_EMPTY_PATH)
-		       : futimens(o->fd, ts)))
+	if (!(o->opath ? utimensat(o->fd, "", ts, AT_EMPTY_PATH) :
+			 futimens(o->fd, ts)))
 		return true;
 	x_report_errno(rep, loc, "set the times", errno);
 	return false;
@@ -233,10 +236,9 @@ void x_summary(struct extractor *x)
 			if (x->refused[ns][kind])
 				x_summary_refused(x, ns, kind);
 	if (x->bad_xattr_names)
-		report_warning(
-			x->rep, NULL,
-			"%lu xattrs with a NUL byte in their name not set",
-			x->bad_xattr_names);
+		report_warning(x->rep, NULL,
+			       "%lu xattrs with a NUL byte in their name not set",
+			       x->bad_xattr_names);
 	if (x->owner_refused)
 		report_failure(x->rep, NULL,
 			       "owners not set on %lu entries: %s",

@@ -80,14 +80,13 @@ void x_tmp_format(uint64_t id, char *buf)
 uint64_t x_tmp_name(struct extractor *x, char *buf)
 {
 	uint64_t v = x->tmp_seed + 0x9e3779b97f4a7c15ull *
-					   __atomic_add_fetch(&x->tmp_count, 1,
-							      __ATOMIC_RELAXED);
+		     __atomic_add_fetch(&x->tmp_count, 1, __ATOMIC_RELAXED);
 
 	/* splitmix64: neighbouring counts give unrelated names */
 	v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
 	v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
 	v ^= v >> 31;
-	v += !v; /* 0 means unnamed */
+	v += !v;	/* 0 means unnamed */
 	x_tmp_format(v, buf);
 	return v;
 }

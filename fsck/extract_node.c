@@ -76,9 +76,8 @@ static int x_mknod_at(int pfd, const char *name,
 		ret = symlinkat(target, pfd, name);
 	else
 		ret = mknodat(pfd, name, (inode->mode & S_IFMT) | 0600,
-			      S_ISCHR(inode->mode) || S_ISBLK(inode->mode)
-				      ? rdev
-				      : 0);
+			      S_ISCHR(inode->mode) || S_ISBLK(inode->mode) ?
+			      rdev : 0);
 	return ret ? errno : 0;
 }
 
@@ -144,7 +143,7 @@ enum fsck_result extract_node(struct extractor *x, const struct walk_entry *e,
 	if (parent->failed || !(name = x_entry_name(x, e, loc)))
 		return FSCK_REPORTED;
 	if (S_ISLNK(inode->mode) && (!tlen || memchr(target, '\0', tlen)))
-		return FSCK_REPORTED; /* by the checker */
+		return FSCK_REPORTED;	/* by the checker */
 	if (xdir_fd(x, parent) < 0)
 		return x_create_failed(x, x->rep, loc,
 				       "reopen the parent directory of", errno);
@@ -157,8 +156,8 @@ enum fsck_result extract_node(struct extractor *x, const struct walk_entry *e,
 		if (res == FSCK_STOP)
 			return res;
 		if (res == FSCK_OK)
-			x_count(S_ISLNK(inode->mode) ? &x->nsymlinks
-						     : &x->nnodes);
+			x_count(S_ISLNK(inode->mode) ? &x->nsymlinks :
+						       &x->nnodes);
 		state = res == FSCK_OK ? XPRIMARY_CREATED : XPRIMARY_FAILED;
 	}
 	if (inode->nlink > 1 && !x_add_primary(x, e, parent, name, state))

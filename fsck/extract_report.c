@@ -55,10 +55,9 @@ void x_report_out(struct extractor *x, struct report *rep,
 void x_report_exists(struct report *rep, const struct fsck_loc *loc,
 		     const char *what)
 {
-	report_failure(
-		rep, loc,
-		"cannot %s: an entry of that name exists (--overwrite replaces it)",
-		what);
+	report_failure(rep, loc,
+		       "cannot %s: an entry of that name exists (--overwrite replaces it)",
+		       what);
 }
 
 /* Errors after which nothing more can be written: stop the run. */

@@ -13,8 +13,8 @@
 #include <stddef.h>
 
 struct xattr_item {
-	char *name; /* full name; NUL after its namelen bytes */
-	size_t namelen; /* a name may hold a NUL: strlen() differs */
+	char *name;		/* full name; NUL after its namelen bytes */
+	size_t namelen;	/* a name may hold a NUL: strlen() differs */
 	void *value;
 	size_t len;
 };
