@@ -159,6 +159,7 @@ struct x_obj {
 };
 
 /* extract.c */
+/* One more of a statistic, from any thread. */
 void x_count(uint64_t *v);
 /* Room for need items in *arr of *cap; false when out of memory. */
 bool x_grow(void **arr, size_t *cap, size_t need, size_t size);
@@ -172,7 +173,7 @@ struct xdir *xdir_new(struct extractor *x, struct xdir *parent,
 /* The parent directory an entry is created in. */
 struct xdir *x_parent_of(struct extractor *x, const struct walk_entry *e);
 
-/* extract_names.c */
+/* extract_names.c: the calls that act on DIR return 0 or an errno */
 bool name_ok(const char *name, size_t len);
 const char *x_entry_name(struct extractor *x, const struct walk_entry *e,
 			 const struct fsck_loc *loc);
@@ -193,6 +194,7 @@ bool x_kept(struct extractor *x, const struct xdir *dir, const char *name,
 int x_fd_budget(unsigned int threads);
 void x_fd_opened(struct extractor *x, struct xdir *d, int fd);
 void x_fd_close(struct extractor *x, struct xdir *d);
+/* A descriptor of d, reopened if need be; -1 with errno set. */
 int xdir_fd(struct extractor *x, struct xdir *d);
 void x_make_room(struct extractor *x);
 void x_trim(struct extractor *x);
@@ -201,6 +203,7 @@ void xdir_unref(struct extractor *x, struct xdir *d);
 /* extract_meta.c */
 mode_t x_mode(const struct extractor *x, uint16_t mode);
 bool has_default_acl(int dfd);
+/* Owner, mode, xattrs, times; false when something was not set. */
 bool x_apply(struct extractor *x, struct report *rep,
 	     const struct fsck_loc *loc, const struct x_obj *o,
 	     const struct erofs_inode *inode, uint16_t mode,
@@ -226,6 +229,7 @@ void x_report_out(struct extractor *x, struct report *rep,
 		  int err);
 void x_report_exists(struct report *rep, const struct fsck_loc *loc,
 		     const char *what);
+/* Report errno err; FSCK_STOP when nothing more can be written. */
 enum fsck_result x_create_failed(struct extractor *x, struct report *rep,
 				 const struct fsck_loc *loc, const char *what,
 				 int err);

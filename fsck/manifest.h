@@ -37,7 +37,8 @@ int manifest_add(struct manifest *m, const char *rel, size_t rellen,
 /*
  * Add the first name of an inode, formatting its fields: digest is the
  * SHA-256 of a regular file's content or a symlink's target (NULL when it
- * could not be read: "-").
+ * could not be read: "-"); xl gives field 12, sorted there by name, and
+ * is left in its order.
  */
 int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 		       const struct erofs_inode *inode, const uint8_t *digest,
