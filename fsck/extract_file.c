@@ -361,7 +361,7 @@ static bool x_chown_needed(const struct extractor *x, const struct xdir *dir,
 	       (inode->uid != x->euid || inode->gid != dir->new_gid);
 }
 
-/* Owner, mode, xattrs, times; false when something was not set. */
+/* x_apply() for a file written in dir, by its descriptor. */
 static bool x_file_meta(struct extractor *x, struct report *rep,
 			const struct fsck_loc *loc, const struct xdir *dir,
 			int fd, const struct erofs_inode *inode,
