@@ -179,8 +179,8 @@ static enum fsck_result check_consume(struct fsck_worker *w,
 		return ret;
 	if (ds->fd < 0)
 		return FSCK_OK;
-	return check_result_of(extract_file_write(w->ck->x, w->rep, loc, ds->fd,
-						  buf, len, off));
+	return check_output(extract_file_write(w->ck->x, w->rep, loc, ds->fd,
+					       buf, len, off));
 }
 
 /*
@@ -208,11 +208,10 @@ check_copy_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 	if (ret < 0)
 		return check_lib_error(w, loc, ret);
 	dev = &w->ctx->img->devs[id];
-	ret = extract_file_copy(w->ck->x, w->rep, loc, ds->fd, dev->fd,
-				dev->offset + fileoff, (size_t)len,
-				map->la + skip);
-	*copied = !ret;
-	return ret > 0 ? FSCK_OK : check_result_of(ret);
+	return check_output(extract_file_copy(w->ck->x, w->rep, loc, ds->fd,
+					      dev->fd, dev->offset + fileoff,
+					      (size_t)len, map->la + skip,
+					      copied));
 }
 
 /*
@@ -415,7 +414,8 @@ static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 	}
 	if (!xs->list || !xattr_listed(xa))
 		return 0;
-	return xa_list_add(&xs->listed, xa);
+	return xattr_list_add(&xs->listed, xa->name, xa->namelen, xa->value,
+			      xa->value_len) ? 0 : -ENOMEM;
 }
 
 enum fsck_result check_xattrs(struct fsck_worker *w,
@@ -427,7 +427,7 @@ enum fsck_result check_xattrs(struct fsck_worker *w,
 	ret = erofs_xattr_iterate(w->ctx, inode, EROFS_XATTR_HIDDEN,
 				  xattr_collect, xs);
 	if (ret < 0) {
-		xa_list_release(&xs->listed);
+		xattr_list_release(&xs->listed);
 		return check_lib_error(w, loc, ret);
 	}
 	return FSCK_OK;
@@ -602,13 +602,13 @@ check_extract_inline(struct checker *ck, const struct walk_entry *e,
 		ds->target_ok ? (const char *)ck->walker.buf : NULL;
 
 	if (S_ISDIR(e->inode->mode))
-		return check_result_of(
+		return check_output(
 			extract_dir(ck->x, e, loc, &xs->listed, dir_state));
 	if (S_ISLNK(e->inode->mode) && !target)
 		return FSCK_OK;
-	return check_result_of(extract_node(ck->x, e, loc, target,
-					    target ? e->inode->size : 0,
-					    &xs->listed));
+	return check_output(extract_node(ck->x, e, loc, target,
+					 target ? e->inode->size : 0,
+					 &xs->listed));
 }
 
 static enum fsck_result check_inline(struct checker *ck,
@@ -620,11 +620,8 @@ static enum fsck_result check_inline(struct checker *ck,
 	struct fsck_worker *w = &ck->walker;
 	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
 	struct data_sum ds = { .fd = -1 };
-	struct mf_xattrs mx = { 0 };
 	enum fsck_result res;
 	bool xattrs_ok;
-	size_t i;
-	int ret;
 
 	erofs_sha256_init(&ds.sha);
 	res = check_xattrs(w, inode, loc, &xs);
@@ -636,17 +633,10 @@ static enum fsck_result check_inline(struct checker *ck,
 	res = check_list(ck, e, ds.target_ok ? (const char *)w->buf : NULL);
 	if (res != FSCK_OK)
 		goto out;
-	ret = 0;
-	for (i = 0; ck->manifest && !ret && i < xs.listed.n; i++)
-		ret = mf_xattrs_add(&mx, xs.listed.items[i].name,
-				    xs.listed.items[i].namelen,
-				    xs.listed.items[i].value,
-				    xs.listed.items[i].len);
-	if (!ret && ck->manifest)
-		ret = manifest_add_inode(ck->manifest, e->rel, e->rellen, inode,
-					 ds.have_digest ? ds.digest : NULL,
-					 &mx);
-	res = check_result_of(ret);
+	if (ck->manifest)
+		res = check_result_of(manifest_add_inode(
+			ck->manifest, e->rel, e->rellen, inode,
+			ds.have_digest ? ds.digest : NULL, &xs.listed));
 	if (res == FSCK_OK && ck->x)
 		res = check_extract_inline(ck, e, loc, &ds, &xs, dir_state);
 	if (res == FSCK_OK && ck->tar && xattrs_ok &&
@@ -655,8 +645,7 @@ static enum fsck_result check_inline(struct checker *ck,
 			ck->tar, e, ds.target_ok ? (const char *)w->buf : NULL,
 			&xs.listed));
 out:
-	mf_xattrs_release(&mx);
-	xa_list_release(&xs.listed);
+	xattr_list_release(&xs.listed);
 	return res;
 }
 
@@ -677,7 +666,7 @@ static enum fsck_result check_other_name(struct checker *ck,
 		ret = check_result_of(manifest_add_name(ck->manifest, e->rel,
 							e->rellen, e->inode));
 	if (ret == FSCK_OK && ck->x)
-		ret = check_result_of(extract_link(ck->x, e, loc));
+		ret = check_output(extract_link(ck->x, e, loc));
 	if (ret == FSCK_OK && ck->tar)
 		ret = check_result_of(tar_link(ck->tar, e));
 	return ret;

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "extract.h"
 #include "result.h"
+#include "xattr_list.h"
 
 struct file_piece;
 struct piece_out;
@@ -39,7 +40,7 @@ struct data_sum {
 struct xattr_scan {
 	struct fsck_worker *w;
 	bool list; /* collect what listxattr shows */
-	struct xa_list listed;
+	struct xattr_list listed;
 	bool has_digest;
 	bool bad_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
@@ -57,6 +58,15 @@ static inline enum fsck_result check_result_of(int ret)
 	if (!ret)
 		return FSCK_OK;
 	return ret == -ENOMEM ? FSCK_NOMEM : FSCK_STOP;
+}
+
+/*
+ * What an output step (extract.h) came to, for the entry being checked: a
+ * problem with one output file is reported there and the check goes on.
+ */
+static inline enum fsck_result check_output(enum fsck_result r)
+{
+	return r == FSCK_REPORTED ? FSCK_OK : r;
 }
 
 /* For the walker and the pool: 0 goes on, a negative errno stops. */

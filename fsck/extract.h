@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Extraction to a directory (--extract=DIR): the one place that creates
- * anything on disk, and that enforces the rules of docs/ARCHITECTURE.md,
- * "Extraction rules":
+ * anything on disk (extract.c and the parts extract_internal.h lists), and
+ * that enforces the rules of docs/ARCHITECTURE.md, "Extraction rules":
  *
  * - everything is created and changed relative to directory file
  *   descriptors, with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW, or through a
@@ -53,28 +53,13 @@
 #include <sys/types.h>
 
 #include "report.h"
+#include "result.h"
 
 struct erofs_inode;
-struct erofs_xattr;
 struct extractor;
 struct walk_entry;
+struct xattr_list;
 struct xdir;
-
-/* Raw xattrs of one inode, as a listing shows them. */
-struct xa_item {
-	char *name;		/* NUL-terminated (namelen bytes before) */
-	size_t namelen;
-	void *value;
-	size_t len;
-};
-
-struct xa_list {
-	struct xa_item *items;
-	size_t n, cap;
-};
-
-int xa_list_add(struct xa_list *l, const struct erofs_xattr *xa);
-void xa_list_release(struct xa_list *l);
 
 struct extract_opts {
 	const char *dir;
@@ -92,11 +77,12 @@ struct extract_opts {
 /*
  * Prepare DIR (create it if missing). start_is_dir tells whether the start
  * of the walk is a directory; if it is not, DIR names the file to create.
- * Returns 0, or a negative errno after reporting why (-EINVAL: a usage
- * error, such as extracting to / without --force).
+ * FSCK_STOP when it cannot be (reported: a usage error, such as extracting
+ * to / without --force, or a failure).
  */
-int extract_open(struct extractor **out, const struct extract_opts *o,
-		 struct report *rep, bool start_is_dir);
+enum fsck_result extract_open(struct extractor **out,
+			      const struct extract_opts *o, struct report *rep,
+			      bool start_is_dir);
 void extract_close(struct extractor *x);
 
 /*
@@ -107,69 +93,79 @@ void extract_close(struct extractor *x);
 void extract_set_throttle(struct extractor *x, bool (*fn)(void *arg),
 			  void *arg);
 
-/* Walker side. loc locates the entry for messages. */
+/*
+ * Walker side. loc locates the entry for messages. FSCK_REPORTED: the
+ * entry is not extracted, for a reason reported (here or, for an entry in
+ * a directory that was not created, there); FSCK_STOP: the output cannot
+ * be written to (reported).
+ */
 
-/* A directory, before its children: *state becomes its struct xdir. */
-int extract_dir(struct extractor *x, const struct walk_entry *e,
-		const struct fsck_loc *loc, struct xa_list *xl, void **state);
+/*
+ * A directory, before its children: *state becomes its struct xdir, which
+ * takes the xattrs of xl (then empty), even if it was not created.
+ */
+enum fsck_result extract_dir(struct extractor *x, const struct walk_entry *e,
+			     const struct fsck_loc *loc, struct xattr_list *xl,
+			     void **state);
 /* After its children. */
 void extract_dir_done(struct extractor *x, void *state);
 
 /* First name of a symlink (target, tlen), device, fifo or socket. */
-int extract_node(struct extractor *x, const struct walk_entry *e,
-		 const struct fsck_loc *loc, const char *target, size_t tlen,
-		 const struct xa_list *xl);
+enum fsck_result extract_node(struct extractor *x, const struct walk_entry *e,
+			      const struct fsck_loc *loc, const char *target,
+			      size_t tlen, const struct xattr_list *xl);
 
 /* Another name of an inode met before: linked at the end. */
-int extract_link(struct extractor *x, const struct walk_entry *e,
-		 const struct fsck_loc *loc);
+enum fsck_result extract_link(struct extractor *x, const struct walk_entry *e,
+			      const struct fsck_loc *loc);
 
 /*
  * A regular file, first name: checks the name and pins the parent
  * directory for a task. *dir is NULL when the file is not to be created
  * (bad name, or its directory could not be created).
  */
-int extract_file_begin(struct extractor *x, const struct walk_entry *e,
-		       const struct fsck_loc *loc, struct xdir **dir);
+enum fsck_result extract_file_begin(struct extractor *x,
+				    const struct walk_entry *e,
+				    const struct fsck_loc *loc,
+				    struct xdir **dir);
 /* After the task: the outcome, for the further names of the file. */
 void extract_file_status(struct extractor *x, uint64_t nid, bool ok);
 
 /*
  * Task side, reporting into rep; name is the last component of the path,
- * NULL for the start of the walk. Create the file: returns a descriptor,
- * -1 when it could not be created (reported; the data is still checked),
- * or a negative errno other than -1 that stops the run.
+ * NULL for the start of the walk. Create the file: *fd is its descriptor,
+ * or -1 when it was not created: FSCK_REPORTED (the data is still
+ * checked) or FSCK_STOP.
  */
-int extract_file_create(struct extractor *x, struct report *rep,
-			const struct fsck_loc *loc, struct xdir *dir,
-			const char *name, const struct erofs_inode *inode);
-/*
- * Write len bytes at off; a failure is reported and stops the run: the
- * negative errno is returned.
- */
-int extract_file_write(struct extractor *x, struct report *rep,
-		       const struct fsck_loc *loc, int fd, const void *buf,
-		       size_t len, uint64_t off);
+enum fsck_result extract_file_create(struct extractor *x, struct report *rep,
+				     const struct fsck_loc *loc,
+				     struct xdir *dir, const char *name,
+				     const struct erofs_inode *inode, int *fd);
+/* Write len bytes at off; a failure is reported and stops the run. */
+enum fsck_result extract_file_write(struct extractor *x, struct report *rep,
+				    const struct fsck_loc *loc, int fd,
+				    const void *buf, size_t len, uint64_t off);
 /*
  * Copy len bytes at byte pos of in_fd (an image file) to off of the file,
- * in the kernel (copy_file_range). Returns 0, 1 when the kernel cannot
- * copy between these files (then read and write them), or a negative
- * errno after reporting it.
+ * in the kernel (copy_file_range). *copied is false when the kernel cannot
+ * copy between these files: then read and write them. A failure is
+ * reported and stops the run, as is an interrupt (not reported).
  */
-int extract_file_copy(struct extractor *x, struct report *rep,
-		      const struct fsck_loc *loc, int fd, int in_fd,
-		      uint64_t pos, size_t len, uint64_t off);
+enum fsck_result extract_file_copy(struct extractor *x, struct report *rep,
+				   const struct fsck_loc *loc, int fd,
+				   int in_fd, uint64_t pos, size_t len,
+				   uint64_t off, bool *copied);
 /*
  * The data is complete: set the size (a trailing hole), owner, mode,
- * xattrs and times, give the file its name, close. Returns 0, 1 if
- * something could not be set or the name could not be given (reported),
- * or a negative errno that stops the run (the file then has no name).
+ * xattrs and times, give the file its name, close. FSCK_REPORTED if
+ * something could not be set or the name could not be given, FSCK_STOP
+ * when the run must stop (the file then has no name).
  */
-int extract_file_commit(struct extractor *x, struct report *rep,
-			const struct fsck_loc *loc, struct xdir *dir,
-			const char *name, int fd,
-			const struct erofs_inode *inode,
-			const struct xa_list *xl);
+enum fsck_result extract_file_commit(struct extractor *x, struct report *rep,
+				     const struct fsck_loc *loc,
+				     struct xdir *dir, const char *name, int fd,
+				     const struct erofs_inode *inode,
+				     const struct xattr_list *xl);
 /* The data failed: close; the file never gets its name. */
 void extract_file_abort(struct extractor *x, struct xdir *dir,
 			const char *name, int fd);
@@ -180,9 +176,9 @@ void extract_file_end(struct extractor *x, struct xdir *dir);
  * After the walk and every task: further names of hard-linked inodes
  * (unless the run was stopped), then directory metadata, children first.
  * Prints the once-per-kind warnings (an xattr namespace the target
- * refused...). Returns 0 or a negative errno.
+ * refused...). What fails is reported, and the rest is still done.
  */
-int extract_finish(struct extractor *x, bool stopped);
+void extract_finish(struct extractor *x, bool stopped);
 
 /* Statistics for the report. */
 struct extract_stats {

@@ -209,7 +209,7 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 	if (!erofs_read_inode(ctx, wo->start_nid, &start))
 		is_dir = S_ISDIR(start.mode);
 	erofs_err_clear(&ctx->err);
-	return extract_open(x, &o, rep, is_dir);
+	return extract_open(x, &o, rep, is_dir) == FSCK_OK ? 0 : rep->fatal;
 }
 
 static int open_android(const struct fsck_cfg *cfg, struct report *rep,

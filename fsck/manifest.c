@@ -9,6 +9,7 @@
 #include "manifest.h"
 #include "nidmap.h"
 #include "strbuf.h"
+#include "xattr_list.h"
 
 /* A line not printed yet. */
 struct mf_line {
@@ -37,58 +38,6 @@ struct manifest {
 	int err;		/* the first write error */
 };
 
-struct mf_xattr {
-	char *name;
-	size_t namelen;
-	char *text;		/* name=hexvalue, escaped */
-};
-
-int mf_xattrs_add(struct mf_xattrs *xl, const char *name, size_t namelen,
-		  const void *value, size_t value_len)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct mf_xattr *it;
-
-	if (xl->n == xl->cap) {
-		size_t cap = xl->cap ? xl->cap * 2 : 16;
-
-		it = realloc(xl->items, cap * sizeof(*it));
-		if (!it)
-			return -ENOMEM;
-		xl->items = it;
-		xl->cap = cap;
-	}
-	sb_escape(&sb, name, namelen, ",=");
-	sb_addc(&sb, '=');
-	sb_hex(&sb, value, value_len);
-	it = &xl->items[xl->n];
-	it->text = sb_detach(&sb);
-	it->name = malloc(namelen ? namelen : 1);
-	if (!it->text || !it->name) {
-		free(it->text);
-		free(it->name);
-		return -ENOMEM;
-	}
-	memcpy(it->name, name, namelen);
-	it->namelen = namelen;
-	xl->n++;
-	return 0;
-}
-
-void mf_xattrs_release(struct mf_xattrs *xl)
-{
-	size_t i;
-
-	for (i = 0; i < xl->n; i++) {
-		free(xl->items[i].name);
-		free(xl->items[i].text);
-	}
-	free(xl->items);
-	xl->items = NULL;
-	xl->n = 0;
-	xl->cap = 0;
-}
-
 /* Raw byte order: memcmp on the common length, then shorter first. */
 static int mf_bytes_cmp(const char *a, size_t alen, const char *b,
 			size_t blen)
@@ -102,26 +51,46 @@ static int mf_bytes_cmp(const char *a, size_t alen, const char *b,
 
 static int mf_xattr_cmp(const void *a, const void *b)
 {
-	const struct mf_xattr *x = a, *y = b;
+	const struct xattr_item *x = *(const struct xattr_item *const *)a;
+	const struct xattr_item *y = *(const struct xattr_item *const *)b;
+	int c = mf_bytes_cmp(x->name, x->namelen, y->name, y->namelen);
 
-	return mf_bytes_cmp(x->name, x->namelen, y->name, y->namelen);
+	/* equal names keep the image's order */
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
 }
 
-/* Field 12: sorted by name bytes, joined by commas; "-" if none. */
-static void mf_xattrs_field(struct mf_xattrs *xl, struct strbuf *sb)
+/*
+ * Field 12: name=hexvalue, the name escaped, sorted by name bytes, joined
+ * by commas; "-" if none. The list is sorted through an index: it stays
+ * in the image's order for the other outputs.
+ */
+static void mf_xattrs_field(const struct xattr_list *xl, struct strbuf *sb)
 {
+	const struct xattr_item **idx;
 	size_t i;
 
 	if (!xl->n) {
 		sb_addc(sb, '-');
 		return;
 	}
-	qsort(xl->items, xl->n, sizeof(*xl->items), mf_xattr_cmp);
+	idx = malloc(xl->n * sizeof(*idx));
+	if (!idx) {
+		sb->failed = true;	/* as when sb cannot grow */
+		return;
+	}
+	for (i = 0; i < xl->n; i++)
+		idx[i] = &xl->items[i];
+	qsort(idx, xl->n, sizeof(*idx), mf_xattr_cmp);
 	for (i = 0; i < xl->n; i++) {
 		if (i)
 			sb_addc(sb, ',');
-		sb_addf(sb, "%s", xl->items[i].text);
+		sb_escape(sb, idx[i]->name, idx[i]->namelen, ",=");
+		sb_addc(sb, '=');
+		sb_hex(sb, idx[i]->value, idx[i]->len);
 	}
+	free(idx);
 }
 
 static char mf_type(uint16_t mode)
@@ -384,7 +353,7 @@ int manifest_add(struct manifest *m, const char *rel, size_t rellen,
 }
 
 static int mf_fields(const struct erofs_inode *inode, const uint8_t *digest,
-		     struct mf_xattrs *xl, char **body, char **xattrs)
+		     const struct xattr_list *xl, char **body, char **xattrs)
 {
 	struct strbuf b = STRBUF_INIT, x = STRBUF_INIT;
 
@@ -402,7 +371,7 @@ static bool mf_linked(const struct erofs_inode *inode)
 
 static int mf_add_inode(struct manifest *m, const char *rel, size_t rellen,
 			const struct erofs_inode *inode, const uint8_t *digest,
-			struct mf_xattrs *xl, bool pending)
+			const struct xattr_list *xl, bool pending)
 {
 	char *body, *xattrs;
 
@@ -413,7 +382,7 @@ static int mf_add_inode(struct manifest *m, const char *rel, size_t rellen,
 
 int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 		       const struct erofs_inode *inode, const uint8_t *digest,
-		       struct mf_xattrs *xl)
+		       const struct xattr_list *xl)
 {
 	return mf_failed(m, mf_add_inode(m, rel, rellen, inode, digest, xl,
 					 false));
@@ -422,7 +391,7 @@ int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 int manifest_add_pending(struct manifest *m, const char *rel, size_t rellen,
 			 const struct erofs_inode *inode, size_t *handle)
 {
-	struct mf_xattrs none = { 0 };
+	const struct xattr_list none = { 0 };
 
 	*handle = m->printed + m->n;
 	return mf_failed(m, mf_add_inode(m, rel, rellen, inode, NULL, &none,
@@ -431,7 +400,7 @@ int manifest_add_pending(struct manifest *m, const char *rel, size_t rellen,
 
 int manifest_complete(struct manifest *m, size_t handle,
 		      const struct erofs_inode *inode, const uint8_t *digest,
-		      struct mf_xattrs *xl)
+		      const struct xattr_list *xl)
 {
 	struct mf_line *l;
 	int ret;
@@ -453,7 +422,7 @@ int manifest_complete(struct manifest *m, size_t handle,
 int manifest_add_name(struct manifest *m, const char *rel, size_t rellen,
 		      const struct erofs_inode *inode)
 {
-	struct mf_xattrs none = { 0 };
+	const struct xattr_list none = { 0 };
 	struct mf_line *l;
 
 	/*

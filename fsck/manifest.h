@@ -18,18 +18,7 @@
 
 struct erofs_inode;
 struct manifest;
-struct mf_xattr;
-
-/* The xattrs of one inode that a listing shows, for field 12. */
-struct mf_xattrs {
-	struct mf_xattr *items;
-	size_t n, cap;
-};
-
-/* Add one xattr (full name, raw value); 0 or -ENOMEM. */
-int mf_xattrs_add(struct mf_xattrs *xl, const char *name, size_t namelen,
-		  const void *value, size_t value_len);
-void mf_xattrs_release(struct mf_xattrs *xl);
+struct xattr_list;
 
 /* Lines go to out. */
 struct manifest *manifest_new(FILE *out);
@@ -48,11 +37,12 @@ int manifest_add(struct manifest *m, const char *rel, size_t rellen,
 /*
  * Add the first name of an inode, formatting its fields: digest is the
  * SHA-256 of a regular file's content or a symlink's target (NULL when it
- * could not be read: "-"). Sorts xl.
+ * could not be read: "-"); xl gives field 12, sorted there by name, and
+ * is left in its order.
  */
 int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 		       const struct erofs_inode *inode, const uint8_t *digest,
-		       struct mf_xattrs *xl);
+		       const struct xattr_list *xl);
 
 /*
  * The first name of a regular file whose digest and xattrs are known only
@@ -62,10 +52,10 @@ int manifest_add_inode(struct manifest *m, const char *rel, size_t rellen,
 int manifest_add_pending(struct manifest *m, const char *rel, size_t rellen,
 			 const struct erofs_inode *inode, size_t *handle);
 
-/* Fill in the fields of a pending entry. Sorts xl. 0 or -ENOMEM. */
+/* Fill in the fields of a pending entry. 0 or -ENOMEM. */
 int manifest_complete(struct manifest *m, size_t handle,
 		      const struct erofs_inode *inode, const uint8_t *digest,
-		      struct mf_xattrs *xl);
+		      const struct xattr_list *xl);
 
 /*
  * Another name of an inode already added: the same fields. A one-link

@@ -340,9 +340,9 @@ static enum fsck_result split_finish(struct split_file *s)
 	if (s->fd >= 0 && !t->data_ok) {
 		extract_file_abort(ck->x, t->dir, task_name(t), s->fd);
 	} else if (s->fd >= 0) {
-		ret = check_result_of(extract_file_commit(
-			ck->x, &t->rep, &loc, t->dir, task_name(t), s->fd,
-			&t->inode, &t->xl));
+		ret = extract_file_commit(ck->x, &t->rep, &loc, t->dir,
+					  task_name(t), s->fd, &t->inode,
+					  &t->xl);
 		t->created = fsck_result_goes_on(ret);
 	}
 	if (ret == FSCK_NOMEM && !t->rep.fatal)
@@ -546,14 +546,10 @@ static enum fsck_result split_head(struct checker *ck, struct split_file *s,
 	t->xattrs_ok = ret == FSCK_OK;
 	t->xl = xs.listed;
 	ret = FSCK_OK;
-	if (t->dir) {
-		s->fd = extract_file_create(ck->x, w->rep, loc, t->dir,
-					    task_name(t), &t->inode);
-		if (s->fd < -1) {
-			ret = check_result_of(s->fd);
-			s->fd = -1;
-		}
-	}
+	if (t->dir)
+		ret = check_output(extract_file_create(ck->x, w->rep, loc,
+						       t->dir, task_name(t),
+						       &t->inode, &s->fd));
 	digest = ret == FSCK_OK && check_wants_digest(w->rep, ck, loc, &xs);
 	if (ret == FSCK_OK && (ck->manifest || digest))
 		ret = split_start_hash(s, digest ? xs.digest : NULL);

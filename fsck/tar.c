@@ -12,7 +12,6 @@
 
 #include "erofs/inode.h"
 #include "erofs/pool.h"
-#include "extract.h"
 #include "nidmap.h"
 #include "sparse.h"
 #include "tar.h"
@@ -463,7 +462,7 @@ static void tar_queue(struct tar_writer *tw, struct tar_file *tf)
 /* Walker: an entry complete from the start. */
 static int tar_add(struct tar_writer *tw, const struct walk_entry *e,
 		   enum tar_kind kind, const char *target,
-		   const struct xa_list *xl)
+		   const struct xattr_list *xl)
 {
 	struct tar_file *tf = tar_file_new(tw, e, kind);
 
@@ -482,7 +481,7 @@ static int tar_add(struct tar_writer *tw, const struct walk_entry *e,
 }
 
 int tar_node(struct tar_writer *tw, const struct walk_entry *e,
-	     const char *target, const struct xa_list *xl)
+	     const char *target, const struct xattr_list *xl)
 {
 	if (S_ISSOCK(e->inode->mode)) {
 		tarentry_lose(tw->lost, TAR_LOST_SOCKETS);
@@ -710,7 +709,7 @@ static void tar_left_out(struct tar_writer *tw, int err)
 	__atomic_store_n(&tw->spool_err, err, __ATOMIC_RELAXED);
 }
 
-void tar_file_done(struct tar_file *tf, bool ok, const struct xa_list *xl)
+void tar_file_done(struct tar_file *tf, bool ok, const struct xattr_list *xl)
 {
 	struct tar_writer *tw = tf->tw;
 	int err = __atomic_load_n(&tf->err, __ATOMIC_RELAXED);

@@ -47,7 +47,7 @@
 #include "walk.h"
 
 struct erofs_pool;
-struct xa_list;
+struct xattr_list;
 struct tar_writer;
 struct tar_file;
 
@@ -76,7 +76,7 @@ void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool);
  * negative errno.
  */
 int tar_node(struct tar_writer *tw, const struct walk_entry *e,
-	     const char *target, const struct xa_list *xl);
+	     const char *target, const struct xattr_list *xl);
 
 /* A later name of an inode met before. 0 or a negative errno. */
 int tar_link(struct tar_writer *tw, const struct walk_entry *e);
@@ -101,7 +101,7 @@ int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len);
  * The file is done: ok if its data, xattrs (xl) and every write were
  * good; tf is the writer's from here on.
  */
-void tar_file_done(struct tar_file *tf, bool ok, const struct xa_list *xl);
+void tar_file_done(struct tar_file *tf, bool ok, const struct xattr_list *xl);
 
 /* Has writing the archive failed (the run should stop)? */
 bool tar_failed(const struct tar_writer *tw);
@@ -132,7 +132,7 @@ static inline void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool)
 }
 
 static inline int tar_node(struct tar_writer *tw, const struct walk_entry *e,
-			   const char *target, const struct xa_list *xl)
+			   const char *target, const struct xattr_list *xl)
 {
 	return -EOPNOTSUPP;
 }
@@ -162,7 +162,7 @@ static inline int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
 }
 
 static inline void tar_file_done(struct tar_file *tf, bool ok,
-				 const struct xa_list *xl)
+				 const struct xattr_list *xl)
 {
 }
 

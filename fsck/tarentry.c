@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include "erofs/inode.h"
-#include "extract.h"
 #include "tarentry.h"
+#include "xattr_list.h"
 
 /* The POSIX ACL xattr value: a version 2 header, then 8-byte entries. */
 #define ACL_XATTR_VERSION 2
@@ -123,7 +123,7 @@ static int acl_add(struct archive_entry *ae, int type, const uint8_t *v,
  * extraction, setting the ACL, gives the inode's mode back.
  */
 static int add_acl(const struct tar_caps *caps, struct archive_entry *ae,
-		   const struct xa_item *it, uint64_t *lost)
+		   const struct xattr_item *it, uint64_t *lost)
 {
 	int type;
 
@@ -143,7 +143,7 @@ static int add_acl(const struct tar_caps *caps, struct archive_entry *ae,
 }
 
 static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
-		      const struct xa_list *xl, uint64_t *lost)
+		      const struct xattr_list *xl, uint64_t *lost)
 {
 	bool dropped = false;
 	size_t i;
@@ -172,8 +172,8 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 struct archive_entry *tarentry_new(const struct tar_caps *caps,
 				   const char *name,
 				   const struct erofs_inode *inode,
-				   const char *target, const struct xa_list *xl,
-				   uint64_t *lost)
+				   const char *target,
+				   const struct xattr_list *xl, uint64_t *lost)
 {
 	struct archive_entry *ae = archive_entry_new();
 

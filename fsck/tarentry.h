@@ -17,7 +17,7 @@
 struct archive;
 struct archive_entry;
 struct erofs_inode;
-struct xa_list;
+struct xattr_list;
 
 /* Kinds of what a format cannot hold, counted per entry. */
 enum tar_lost {
@@ -51,7 +51,7 @@ const char *tarentry_lost_text(enum tar_lost kind);
 struct archive_entry *tarentry_new(const struct tar_caps *caps,
 				   const char *name,
 				   const struct erofs_inode *inode,
-				   const char *target, const struct xa_list *xl,
-				   uint64_t *lost);
+				   const char *target,
+				   const struct xattr_list *xl, uint64_t *lost);
 
 #endif

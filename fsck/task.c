@@ -28,8 +28,8 @@ static enum fsck_result file_task_work(struct fsck_worker *w,
 	struct checker *ck = w->ck;
 	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
 	struct data_sum ds = { .fd = -1, .tf = t->tf };
+	enum fsck_result ret, out = FSCK_OK;
 	struct fsck_loc loc;
-	enum fsck_result ret;
 
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	erofs_sha256_init(&ds.sha);
@@ -37,12 +37,13 @@ static enum fsck_result file_task_work(struct fsck_worker *w,
 	if (!fsck_result_goes_on(ret))
 		return ret;
 	t->xattrs_ok = ret == FSCK_OK;
-	if (t->dir) {
-		ds.fd = extract_file_create(ck->x, w->rep, &loc, t->dir,
-					    task_name(t), &t->inode);
-		if (ds.fd < -1)
-			ret = check_result_of(ds.fd);
-	}
+	/* a file that could not be created (ds.fd -1) is still checked */
+	if (t->dir)
+		out = check_output(extract_file_create(ck->x, w->rep, &loc,
+						       t->dir, task_name(t),
+						       &t->inode, &ds.fd));
+	if (out != FSCK_OK)
+		ret = out;
 	if (fsck_result_goes_on(ret))
 		ret = check_file(w, &t->inode, &loc, &xs, &ds,
 				 &t->digest_checked);
@@ -50,9 +51,9 @@ static enum fsck_result file_task_work(struct fsck_worker *w,
 	if (ds.fd >= 0 && ret != FSCK_OK) {
 		extract_file_abort(ck->x, t->dir, task_name(t), ds.fd);
 	} else if (ds.fd >= 0) {
-		ret = check_result_of(extract_file_commit(
-			ck->x, w->rep, &loc, t->dir, task_name(t), ds.fd,
-			&t->inode, &xs.listed));
+		ret = extract_file_commit(ck->x, w->rep, &loc, t->dir,
+					  task_name(t), ds.fd, &t->inode,
+					  &xs.listed);
 		t->created = fsck_result_goes_on(ret);
 	}
 	t->physical = ds.physical;
@@ -91,7 +92,7 @@ static int file_task_run(void *worker, void *arg)
 
 static void file_task_free(struct file_task *t)
 {
-	xa_list_release(&t->xl);
+	xattr_list_release(&t->xl);
 	free(t);
 }
 
@@ -100,8 +101,6 @@ static void file_task_complete(void *arg)
 {
 	struct file_task *t = arg;
 	struct checker *ck = t->ck;
-	struct mf_xattrs mx = { 0 };
-	size_t i;
 	int ret = 0;
 
 	if (t->skipped || !t->started) {
@@ -114,14 +113,10 @@ static void file_task_complete(void *arg)
 		extract_file_status(ck->x, t->inode.nid, t->created);
 	if (check_count_blocks(ck, &t->inode, t->physical) != FSCK_OK)
 		ret = -ENOMEM;
-	for (i = 0; ck->manifest && !ret && i < t->xl.n; i++)
-		ret = mf_xattrs_add(&mx, t->xl.items[i].name,
-				    t->xl.items[i].namelen,
-				    t->xl.items[i].value, t->xl.items[i].len);
 	if (ck->manifest && !ret)
 		ret = manifest_complete(ck->manifest, t->mf_handle, &t->inode,
-					t->have_digest ? t->digest : NULL, &mx);
-	mf_xattrs_release(&mx);
+					t->have_digest ? t->digest : NULL,
+					&t->xl);
 	if (ret && !ck->rep->fatal) {
 		struct fsck_loc loc;
 
@@ -192,8 +187,7 @@ static enum fsck_result file_task_prepare(struct checker *ck,
 		ret = check_result_of(manifest_add_pending(
 			ck->manifest, rel, t->rellen, e->inode, &t->mf_handle));
 	if (ret == FSCK_OK && ck->x)
-		ret = check_result_of(
-			extract_file_begin(ck->x, e, loc, &t->dir));
+		ret = check_output(extract_file_begin(ck->x, e, loc, &t->dir));
 	if (ret == FSCK_OK && ck->tar)
 		ret = check_result_of(
 			tar_file_begin(ck->tar, e, ck->rep, loc, &t->tf));

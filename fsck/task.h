@@ -26,6 +26,7 @@
 #include "extract.h"
 #include "report.h"
 #include "result.h"
+#include "xattr_list.h"
 
 struct checker;
 struct fsck_loc;
@@ -49,7 +50,7 @@ struct file_task {
 	bool created;
 	bool have_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
-	struct xa_list xl;
+	struct xattr_list xl;
 	uint64_t physical;
 	bool digest_checked;
 	size_t mf_handle;

@@ -11,6 +11,7 @@
 #include "nidset.h"
 #include "strbuf.h"
 #include "unit.h"
+#include "xattr_list.h"
 
 START_TEST(test_escape_printable)
 {
@@ -203,7 +204,7 @@ START_TEST(test_manifest_pending_holds_later_lines)
 {
 	struct mf_sink k;
 	struct manifest *m = sink_manifest(&k);
-	struct mf_xattrs xl = { 0 };
+	struct xattr_list xl = { 0 };
 	struct erofs_inode inode;
 	uint8_t digest[32];
 	size_t h;
@@ -215,9 +216,9 @@ START_TEST(test_manifest_pending_holds_later_lines)
 	ck_assert_int_eq(manifest_add(m, "b", 1, 5, false, "x", "-"), 0);
 	ck_assert_int_eq(manifest_add_name(m, "c", 1, &inode), 0);
 	ck_assert_str_eq(sink_text(&k), "");
-	ck_assert_int_eq(mf_xattrs_add(&xl, "user.k", 6, "v", 1), 0);
+	ck_assert(xattr_list_add(&xl, "user.k", 6, "v", 1));
 	ck_assert_int_eq(manifest_complete(m, h, &inode, digest, &xl), 0);
-	mf_xattrs_release(&xl);
+	xattr_list_release(&xl);
 	ck_assert_str_eq(sink_text(&k),
 		"a f 0600 1000 4000000001 3 1650000000.000000111 "
 		"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd"
@@ -251,18 +252,18 @@ START_TEST(test_manifest_inode_fields)
 {
 	struct mf_sink k;
 	struct manifest *m = sink_manifest(&k);
-	struct mf_xattrs xl = { 0 };
+	struct xattr_list xl = { 0 };
 	struct erofs_inode inode;
 	uint8_t digest[32];
 	char *text;
 
 	memset(digest, 0xab, sizeof(digest));
 	fill_inode(&inode, 1, 040755, 4096, 5);
-	ck_assert_int_eq(mf_xattrs_add(&xl, "user.b", 6, "\x01", 1), 0);
-	ck_assert_int_eq(mf_xattrs_add(&xl, "user.a,=", 8, "", 0), 0);
-	ck_assert_int_eq(mf_xattrs_add(&xl, "trusted.x", 9, "\0\xff", 2), 0);
+	ck_assert(xattr_list_add(&xl, "user.b", 6, "\x01", 1));
+	ck_assert(xattr_list_add(&xl, "user.a,=", 8, "", 0));
+	ck_assert(xattr_list_add(&xl, "trusted.x", 9, "\0\xff", 2));
 	ck_assert_int_eq(manifest_add_inode(m, "", 0, &inode, NULL, &xl), 0);
-	mf_xattrs_release(&xl);
+	xattr_list_release(&xl);
 
 	/* EROFS stores a symlink's own mode; a listing shows 0777 */
 	fill_inode(&inode, 2, 0120644, 7, 1);
@@ -300,6 +301,35 @@ START_TEST(test_manifest_inode_fields)
 }
 END_TEST
 
+/* Field 12 is sorted; the list, which other outputs use, is not. */
+START_TEST(test_manifest_sorts_its_own_index)
+{
+	struct mf_sink k;
+	struct manifest *m = sink_manifest(&k);
+	struct xattr_list xl = { 0 };
+	struct erofs_inode inode;
+	char *text;
+
+	fill_inode(&inode, 1, 0100644, 0, 1);
+	ck_assert(xattr_list_add(&xl, "user.b", 6, "\x02", 1));
+	ck_assert(xattr_list_add(&xl, "user.a", 6, "\x01", 1));
+	ck_assert(xattr_list_add(&xl, "user.b", 6, "\x01", 1));
+	ck_assert_int_eq(manifest_add_inode(m, "", 0, &inode, NULL, &xl), 0);
+	ck_assert_str_eq(xl.items[0].name, "user.b");
+	ck_assert_str_eq(xl.items[1].name, "user.a");
+	ck_assert(xattr_list_has(&xl, "user.a"));
+	ck_assert(!xattr_list_has(&xl, "user.c"));
+	xattr_list_release(&xl);
+	ck_assert_uint_eq(xl.n, 0);
+	text = sink_finish(&k, m);
+	/* equal names keep the image's order */
+	ck_assert_str_eq(text,
+		". f 0644 1000 4000000001 0 1650000000.000000111 - - 1 - "
+		"user.a=01,user.b=02,user.b=01\n");
+	free(text);
+}
+END_TEST
+
 static Suite *fsck_suite(void)
 {
 	Suite *s = suite_create("fsck");
@@ -315,6 +345,7 @@ static Suite *fsck_suite(void)
 	tcase_add_test(tc, test_manifest_streams_and_groups);
 	tcase_add_test(tc, test_manifest_pending_holds_later_lines);
 	tcase_add_test(tc, test_manifest_inode_fields);
+	tcase_add_test(tc, test_manifest_sorts_its_own_index);
 	suite_add_tcase(s, tc);
 	return s;
 }
