@@ -326,7 +326,7 @@ static void image_write(void)
 
 static void open_path(struct opened *o, const char *path, bool plain)
 {
-	struct erofs_open_opts opts = { .path = path, .plain_lookup = plain };
+	struct erofs_open_opts opts = { .path = path };
 	struct erofs_err err;
 	int ret;
 
@@ -334,6 +334,7 @@ static void open_path(struct opened *o, const char *path, bool plain)
 	ret = erofs_image_open(&o->img, &opts, &err);
 	ck_assert_msg(!ret, "open %s: %d %s", path, ret, err.msg);
 	ck_assert_int_eq(erofs_ctx_init(&o->ctx, o->img), 0);
+	erofs_ctx_set_plain_lookup(&o->ctx, plain);
 }
 
 static void close_opened(struct opened *o)
