@@ -52,6 +52,37 @@ int erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	return 0;
 }
 
+/*
+ * Only an uncompressed inode's bytes lie one for one where its extents
+ * say (format.md, "Flat and chunk-based data"); a position of a
+ * compressed inode is one in decoded data, which has no place in the
+ * image. Data on device 0 is placed by erofs_dev_resolve(), as reads
+ * place it: the unified block space may put it on an extra device.
+ */
+uint64_t erofs_pos_offset(struct erofs_ctx *ctx,
+			  const struct erofs_inode *inode, uint64_t pos)
+{
+	struct erofs_err saved = ctx->err;
+	uint64_t off = EROFS_NO_OFFSET, pa, fileoff;
+	struct erofs_map map;
+	unsigned int dev;
+
+	if (erofs_inode_is_compressed(inode) ||
+	    erofs_map(ctx, inode, pos, &map))
+		goto out;
+	pa = map.pa + (pos - map.la);
+	if (map.loc == EROFS_LOC_META && map.space == EROFS_SPACE_PRIMARY)
+		off = pa;
+	else if (map.loc == EROFS_LOC_DEVICE &&
+		 !erofs_dev_resolve(ctx, map.device, pa, 1, &dev, &fileoff,
+				    inode->nid) &&
+		 !dev)
+		off = fileoff;
+out:
+	ctx->err = saved;
+	return off;
+}
+
 static int read_stored(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		       const struct erofs_map *map, uint64_t off, void *out,
 		       size_t len)

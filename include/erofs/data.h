@@ -84,6 +84,16 @@ int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      size_t len);
 
 /*
+ * The byte offset in the primary image of byte pos of an inode's data, for
+ * messages, or EROFS_NO_OFFSET when it has none there: a hole, compressed
+ * data, bytes on an extra device or in the metabox or packed inode, or a
+ * position that cannot be mapped. Never changes ctx->err, so that it may
+ * be called while an error is being recorded or reported.
+ */
+uint64_t erofs_pos_offset(struct erofs_ctx *ctx,
+			  const struct erofs_inode *inode, uint64_t pos);
+
+/*
  * Read len bytes at offset off of a file's content into buf. Returns the
  * number of bytes read (short only at end of file) or a negative errno.
  */

@@ -849,7 +849,7 @@ static void check_corrupt(struct table *t, uint64_t bad_pos,
 		ck_assert_msg(ret == -EFSCORRUPTED,
 			      "mode %u: walk gave %d", i, ret);
 		ck_assert_str_ne(mode[i].ctx.err.msg, "");
-		erofs_err_clear(&mode[i].ctx.err);
+		erofs_err_drop(&mode[i].ctx.err);
 		for (k = 0; k < 2 * t->n; k++) {
 			pos = k < t->n ? t->r[k].lstart : (k - t->n) * 4096;
 			if (pos >= t->size)
@@ -857,7 +857,7 @@ static void check_corrupt(struct table *t, uint64_t bad_pos,
 			ret = z_erofs_map(&mode[i].ctx, &ino[i], pos, &m);
 			if (ret) {
 				ck_assert_int_eq(ret, -EFSCORRUPTED);
-				erofs_err_clear(&mode[i].ctx.err);
+				erofs_err_drop(&mode[i].ctx.err);
 				res[i].corrupt++;
 				continue;
 			}
