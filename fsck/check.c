@@ -418,24 +418,17 @@ static int check_copy_extent(struct fsck_worker *w,
 			     uint64_t len, struct data_sum *ds,
 			     const struct fsck_loc *loc)
 {
-	const struct erofs_device *dev;
-	uint64_t fileoff;
-	unsigned int id;
 	int ret;
 
-	if (ds->fd < 0 || ds->hash || ds->tf || map->loc != EROFS_LOC_DEVICE ||
-	    map->fmt != EROFS_FMT_SHIFTED || map->llen > map->plen ||
-	    len > SIZE_MAX)
+	if (ds->fd < 0 || ds->hash || ds->tf || !erofs_extent_copyable(map))
 		return CHECK_NO_COPY;
-	ret = erofs_dev_resolve(w->ctx, map->device, map->pa + skip, len, &id,
-				&fileoff, inode->nid);
-	if (ret < 0)
+	ret = extract_file_copy(w->ck->x, w->rep, loc, ds->fd, w->ctx, inode,
+				map, skip, len);
+	if (ret > 0)
+		return CHECK_NO_COPY;
+	if (ret < 0 && w->ctx->err.code)
 		return check_lib_error(w, loc, ret);
-	dev = &w->ctx->img->devs[id];
-	ret = extract_file_copy(w->ck->x, w->rep, loc, ds->fd, dev->fd,
-				dev->offset + fileoff, (size_t)len,
-				map->la + skip);
-	return ret > 0 ? CHECK_NO_COPY : ret;
+	return ret;
 }
 
 /*

@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "erofs/data.h"
 #include "erofs/format.h"
+#include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/xattr.h"
 #include "extract.h"
@@ -1624,36 +1626,32 @@ int extract_file_write(struct extractor *x, struct report *rep,
 }
 
 int extract_file_copy(struct extractor *x, struct report *rep,
-		      const struct fsck_loc *loc, int fd, int in_fd,
-		      uint64_t pos, size_t len, uint64_t off)
+		      const struct fsck_loc *loc, int fd,
+		      struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      const struct erofs_map *map, uint64_t skip, uint64_t len)
 {
-	loff_t in = (loff_t)pos, out = (loff_t)off;
-	ssize_t n;
-	int err;
+	uint64_t off = map->la + skip, n;
+	int ret;
 
 	/* copied bytes are data: zeros are only found reading them */
 	if (x->o.sparse || __atomic_load_n(&x->no_copy, __ATOMIC_RELAXED))
 		return 1;
-	while (len) {
+	for (; len; skip += n, off += n, len -= n) {
 		if (interrupted())
 			return -EINTR;
-		n = copy_file_range(in_fd, &in, fd, &out,
-				    len < X_COPY_CHUNK ? len : X_COPY_CHUNK, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0) {
-			len -= (size_t)n;
-			xfile_written(x, fd, (uint64_t)out);
-			continue;
-		}
-		err = n ? errno : 0;
-		if (!err || err == EXDEV || err == EINVAL || err == ENOSYS ||
-		    err == EOPNOTSUPP || err == EBADF) {
+		n = len < X_COPY_CHUNK ? len : X_COPY_CHUNK;
+		ret = erofs_extent_copy(ctx, inode, map, skip, n, fd, off);
+		if (ret == EROFS_COPY_REFUSED) {
 			__atomic_store_n(&x->no_copy, 1, __ATOMIC_RELAXED);
 			return 1;
 		}
-		x_report_out(x, rep, loc, true, "write", err);
-		return -err;
+		if (ret < 0 && ctx->err.output) {
+			x_report_out(x, rep, loc, true, "write", -ret);
+			erofs_err_drop(&ctx->err);
+		}
+		if (ret < 0)
+			return ret;
+		xfile_written(x, fd, off + n);
 	}
 	return 0;
 }

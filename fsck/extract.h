@@ -54,7 +54,9 @@
 
 #include "report.h"
 
+struct erofs_ctx;
 struct erofs_inode;
+struct erofs_map;
 struct erofs_xattr;
 struct extractor;
 struct walk_entry;
@@ -151,14 +153,16 @@ int extract_file_write(struct extractor *x, struct report *rep,
 		       const struct fsck_loc *loc, int fd, const void *buf,
 		       size_t len, uint64_t off);
 /*
- * Copy len bytes at byte pos of in_fd (an image file) to off of the file,
- * in the kernel (copy_file_range). Returns 0, 1 when the kernel cannot
- * copy between these files (then read and write them), or a negative
- * errno after reporting it.
+ * Copy bytes [skip, skip + len) of a copyable extent of inode (see
+ * erofs_extent_copy()) to the file, in the kernel. Returns 0, 1 when the
+ * kernel cannot copy between these files (then read and write them), or
+ * a negative errno: after reporting a failure of the output, or with
+ * ctx->err holding a failure of the image, for the caller to report.
  */
 int extract_file_copy(struct extractor *x, struct report *rep,
-		      const struct fsck_loc *loc, int fd, int in_fd,
-		      uint64_t pos, size_t len, uint64_t off);
+		      const struct fsck_loc *loc, int fd, struct erofs_ctx *ctx,
+		      const struct erofs_inode *inode,
+		      const struct erofs_map *map, uint64_t skip, uint64_t len);
 /*
  * The data is complete: set the size (a trailing hole), owner, mode,
  * xattrs and times, give the file its name, close. Returns 0, 1 if

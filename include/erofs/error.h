@@ -14,6 +14,7 @@
 #define EROFS_ERROR_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define EFSCORRUPTED EUCLEAN
@@ -26,6 +27,7 @@ struct erofs_err {
 	int code;		/* negative errno, 0 if none */
 	uint64_t nid;		/* inode concerned, or EROFS_NO_NID */
 	uint64_t offset;	/* byte offset in the image, or EROFS_NO_OFFSET */
+	bool output;		/* the caller's output failed, not the image */
 	char msg[EROFS_ERR_MSG_MAX];
 };
 
@@ -56,6 +58,7 @@ static inline void erofs_err_clear(struct erofs_err *err)
 	err->code = 0;
 	err->nid = EROFS_NO_NID;
 	err->offset = EROFS_NO_OFFSET;
+	err->output = false;
 	err->msg[0] = '\0';
 }
 
