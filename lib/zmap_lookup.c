@@ -73,7 +73,7 @@ struct z_hint {
 struct z_erofs_hints {
 	struct z_hint slot[Z_HINT_SLOTS];
 	uint32_t clock;
-	bool plain; /* erofs_ctx_set_plain_lookup() */
+	bool plain;		/* erofs_ctx_set_plain_lookup() */
 };
 
 /* ---- hints ---- */
