@@ -58,6 +58,7 @@ struct options {
 /* One image opened with one lookup flavour, and the file under test. */
 struct target {
 	const char *label;		/* "opt" or "plain" */
+	bool plain;			/* erofs_ctx_set_plain_lookup() */
 	struct erofs_image *img;
 	struct erofs_inode inode;
 	double *iops;			/* per run, for the ratio */
@@ -233,11 +234,13 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 
 	w->err = erofs_ctx_init(&w->ctx, w->b->t->img);
-	if (w->err)
+	if (w->err) {
 		snprintf(w->msg, sizeof(w->msg), "context: %s",
 			 strerror(-w->err));
-	else
+	} else {
+		erofs_ctx_set_plain_lookup(&w->ctx, w->b->t->plain);
 		w->ctx_ready = true;
+	}
 	/* a failed worker passes the gate too, or the others never start */
 	if (!gate_pass(&w->b->gate) || w->err)
 		return NULL;
@@ -394,15 +397,13 @@ static void print_run(struct bench *b, const struct run_result *r,
 
 static int open_target(struct target *t, const struct options *o, bool plain)
 {
-	struct erofs_open_opts opts = {
-		.path = o->image,
-		.plain_lookup = plain,
-	};
+	struct erofs_open_opts opts = { .path = o->image };
 	struct erofs_ctx ctx;
 	struct erofs_err err;
 	uint64_t nid;
 	int ret;
 
+	t->plain = plain;
 	t->label = plain ? "plain" : "opt";
 	erofs_err_clear(&err);
 	ret = erofs_image_open(&t->img, &opts, &err);

@@ -135,7 +135,6 @@ static enum fsck_result check_lib_error(struct fsck_worker *w,
 {
 	int ret = report_lib_error(w->rep, loc, &w->ctx->err, code);
 
-	erofs_err_clear(&w->ctx->err);
 	return ret < 0 ? check_result_of(ret) : FSCK_REPORTED;
 }
 
@@ -193,24 +192,11 @@ check_copy_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 		  const struct erofs_map *map, uint64_t skip, uint64_t len,
 		  struct data_sum *ds, const struct fsck_loc *loc, bool *copied)
 {
-	const struct erofs_device *dev;
-	uint64_t fileoff;
-	unsigned int id;
-	int ret;
-
 	*copied = false;
-	if (ds->fd < 0 || ds->hash || ds->tf || map->loc != EROFS_LOC_DEVICE ||
-	    map->fmt != EROFS_FMT_SHIFTED || map->llen > map->plen ||
-	    len > SIZE_MAX)
+	if (ds->fd < 0 || ds->hash || ds->tf || !erofs_extent_copyable(map))
 		return FSCK_OK;
-	ret = erofs_dev_resolve(w->ctx, map->device, map->pa + skip, len, &id,
-				&fileoff, inode->nid);
-	if (ret < 0)
-		return check_lib_error(w, loc, ret);
-	dev = &w->ctx->img->devs[id];
 	return check_output(extract_file_copy(w->ck->x, w->rep, loc, ds->fd,
-					      dev->fd, dev->offset + fileoff,
-					      (size_t)len, map->la + skip,
+					      w->ctx, inode, map, skip, len,
 					      copied));
 }
 
@@ -841,7 +827,7 @@ int check_packed_rest(struct checker *ck)
 		err = erofs_map(w->ctx, packed, pos, &map);
 		/* check_special_inodes() reported a corrupt mapping */
 		if (err == -EFSCORRUPTED) {
-			erofs_err_clear(&w->ctx->err);
+			erofs_err_drop(&w->ctx->err);
 			return 0;
 		}
 		if (err < 0) {

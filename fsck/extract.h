@@ -55,7 +55,9 @@
 #include "report.h"
 #include "result.h"
 
+struct erofs_ctx;
 struct erofs_inode;
+struct erofs_map;
 struct extractor;
 struct walk_entry;
 struct xattr_list;
@@ -146,15 +148,19 @@ enum fsck_result extract_file_write(struct extractor *x, struct report *rep,
 				    const struct fsck_loc *loc, int fd,
 				    const void *buf, size_t len, uint64_t off);
 /*
- * Copy len bytes at byte pos of in_fd (an image file) to off of the file,
- * in the kernel (copy_file_range). *copied is false when the kernel cannot
- * copy between these files: then read and write them. A failure is
- * reported and stops the run, as is an interrupt (not reported).
+ * Copy bytes [skip, skip + len) of a copyable extent of inode (see
+ * erofs_extent_copy()) to the file, in the kernel. *copied is false when
+ * the copy was not made: the kernel cannot copy between these files, or
+ * the image failed, which reading the extent then reports; read and write
+ * them instead. A failure of the output is reported and stops the run, as
+ * does an interrupt (not reported).
  */
 enum fsck_result extract_file_copy(struct extractor *x, struct report *rep,
 				   const struct fsck_loc *loc, int fd,
-				   int in_fd, uint64_t pos, size_t len,
-				   uint64_t off, bool *copied);
+				   struct erofs_ctx *ctx,
+				   const struct erofs_inode *inode,
+				   const struct erofs_map *map, uint64_t skip,
+				   uint64_t len, bool *copied);
 /*
  * The data is complete: set the size (a trailing hole), owner, mode,
  * xattrs and times, give the file its name, close. FSCK_REPORTED if

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "erofs/data.h"
+#include "erofs/image.h"
 #include "erofs/inode.h"
 #include "extract_internal.h"
 #include "interrupt.h"
@@ -250,37 +252,38 @@ enum fsck_result extract_file_write(struct extractor *x, struct report *rep,
 
 enum fsck_result extract_file_copy(struct extractor *x, struct report *rep,
 				   const struct fsck_loc *loc, int fd,
-				   int in_fd, uint64_t pos, size_t len,
-				   uint64_t off, bool *copied)
+				   struct erofs_ctx *ctx,
+				   const struct erofs_inode *inode,
+				   const struct erofs_map *map, uint64_t skip,
+				   uint64_t len, bool *copied)
 {
-	loff_t in = (loff_t)pos, out = (loff_t)off;
-	ssize_t n;
-	int err;
+	uint64_t off, n;
+	int ret;
 
 	*copied = false;
 	/* copied bytes are data: zeros are only found reading them */
 	if (x->o.sparse || __atomic_load_n(&x->no_copy, __ATOMIC_RELAXED))
 		return FSCK_OK;
-	while (len) {
+	for (off = map->la + skip; len; skip += n, off += n, len -= n) {
 		if (interrupted())
 			return FSCK_STOP;
-		n = copy_file_range(in_fd, &in, fd, &out,
-				    len < X_COPY_CHUNK ? len : X_COPY_CHUNK, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0) {
-			len -= (size_t)n;
-			xfile_written(x, fd, (uint64_t)out);
-			continue;
-		}
-		err = n ? errno : 0;
-		if (!err || err == EXDEV || err == EINVAL || err == ENOSYS ||
-		    err == EOPNOTSUPP || err == EBADF) {
+		n = len < X_COPY_CHUNK ? len : X_COPY_CHUNK;
+		ret = erofs_extent_copy(ctx, inode, map, skip, n, fd, off);
+		if (ret == EROFS_COPY_REFUSED) {
 			__atomic_store_n(&x->no_copy, 1, __ATOMIC_RELAXED);
 			return FSCK_OK;
 		}
-		x_report_out(x, rep, loc, true, "write", err);
-		return FSCK_STOP;
+		if (ret < 0 && ctx->err.output) {
+			x_report_out(x, rep, loc, true, "write", -ret);
+			erofs_err_drop(&ctx->err);
+			return FSCK_STOP;
+		}
+		/* the image failed: reading the extent reports it */
+		if (ret < 0) {
+			erofs_err_drop(&ctx->err);
+			return FSCK_OK;
+		}
+		xfile_written(x, fd, off + n);
 	}
 	*copied = true;
 	return FSCK_OK;

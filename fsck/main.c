@@ -90,7 +90,6 @@ static int resolve_path(struct erofs_ctx *ctx, struct report *rep,
 		return 0;
 lib_error:
 	report_lib_error(rep, &loc, &ctx->err, ret);
-	erofs_err_clear(&ctx->err);
 	return ret;
 }
 
@@ -206,9 +205,11 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 
 	o.umask = umask(0);
 	umask(o.umask);
+	/* the walk reads the start again, and reports what fails */
 	if (!erofs_read_inode(ctx, wo->start_nid, &start))
 		is_dir = S_ISDIR(start.mode);
-	erofs_err_clear(&ctx->err);
+	else
+		erofs_err_drop(&ctx->err);
 	return extract_open(x, &o, rep, is_dir) == FSCK_OK ? 0 : rep->fatal;
 }
 

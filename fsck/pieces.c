@@ -506,7 +506,7 @@ static enum fsck_result split_plan_queue(struct checker *ck,
 	split_plan_init(&plan, inode->size, ck->split_ns);
 	while (pos < inode->size) {
 		if (erofs_map(ctx, inode, pos, &map) < 0) {
-			erofs_err_clear(&ctx->err);
+			erofs_err_drop(&ctx->err);
 			break;
 		}
 		end = map.la + map.llen;

@@ -68,10 +68,10 @@ static int prefetch_run(void *worker, void *arg)
 	struct fsck_worker *w = worker;
 	struct erofs_map *map = arg;
 
-	if (!erofs_pool_stopped(w->ck->pool) && !interrupted())
-		/* advisory: a failure is the reader's to meet and report */
-		erofs_frag_prefetch(w->ctx, map);
-	erofs_err_clear(&w->ctx->err);
+	/* advisory: a failure is the reader's to meet and report */
+	if (!erofs_pool_stopped(w->ck->pool) && !interrupted() &&
+	    erofs_frag_prefetch(w->ctx, map))
+		erofs_err_drop(&w->ctx->err);
 	free(map);
 	return 0;
 }
@@ -98,11 +98,13 @@ static int prefetch_queue(struct readahead *ra, const struct erofs_map *map)
 static int readahead_error(struct readahead *ra, struct report *rep,
 			   const struct fsck_loc *loc, int code)
 {
-	int ret = 0;
+	int ret;
 
-	if (code < 0 && code != -EFSCORRUPTED)
-		ret = report_lib_error(rep, loc, &ra->ctx->err, code);
-	erofs_err_clear(&ra->ctx->err);
+	if (code >= 0 || code == -EFSCORRUPTED) {
+		erofs_err_drop(&ra->ctx->err);
+		return 0;
+	}
+	ret = report_lib_error(rep, loc, &ra->ctx->err, code);
 	return ret < 0 ? ret : 0;
 }
 

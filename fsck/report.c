@@ -292,20 +292,21 @@ void report_failure(struct report *r, const struct fsck_loc *loc,
 	va_end(ap);
 }
 
-int report_lib_error(struct report *r, const struct fsck_loc *loc,
-		     const struct erofs_err *err, int code)
+/* The message of a library failure, as report_lib_error() prints it. */
+static int lib_error_rec(struct report *r, const struct fsck_loc *loc,
+			 const struct erofs_err *err, int code)
 {
 	uint64_t nid, offset;
 	const char *msg;
 
-	if (err && err->code)
+	if (err->code)
 		code = err->code;
 	loc_ids(loc, &nid, &offset);
-	if (err && err->nid != EROFS_NO_NID)
+	if (err->nid != EROFS_NO_NID)
 		nid = err->nid;
-	if (err && err->offset != EROFS_NO_OFFSET)
+	if (err->offset != EROFS_NO_OFFSET)
 		offset = err->offset;
-	msg = err && err->msg[0] ? err->msg : strerror(-code);
+	msg = err->msg[0] ? err->msg : strerror(-code);
 
 	if (erofs_err_is_corruption(code)) {
 		r->errors++;
@@ -326,6 +327,15 @@ int report_lib_error(struct report *r, const struct fsck_loc *loc,
 	else
 		rec_makef(r, REC_FATAL, loc, nid, offset, "%s", msg);
 	return code;
+}
+
+int report_lib_error(struct report *r, const struct fsck_loc *loc,
+		     struct erofs_err *err, int code)
+{
+	int ret = lib_error_rec(r, loc, err, code);
+
+	erofs_err_clear(err);
+	return ret;
 }
 
 void report_fatal(struct report *r, const char *fmt, ...)

@@ -131,14 +131,16 @@ void report_failure(struct report *r, const struct fsck_loc *loc,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
- * A failure of the reading library. Corruption becomes a problem;
- * -EOPNOTSUPP, -EIO, -ENOMEM and the rest are operational errors. The
- * nid and offset of the error record take precedence over those of loc.
+ * A failure of the reading library, from its error record err, which this
+ * consumes: err is clean afterwards (the rule of include/erofs/error.h).
+ * Corruption becomes a problem; -EOPNOTSUPP, -EIO, -ENOMEM and the rest
+ * are operational errors. The nid and offset of the record take
+ * precedence over those of loc; code stands in for an empty record.
  * Returns code when the check cannot go on (anything but corruption and
  * unsupported features), 0 otherwise.
  */
 int report_lib_error(struct report *r, const struct fsck_loc *loc,
-		     const struct erofs_err *err, int code);
+		     struct erofs_err *err, int code);
 
 /* An operational error that stops the check (a system call failed...). */
 void report_fatal(struct report *r, const char *fmt, ...)

@@ -586,7 +586,8 @@ static int probe_push(struct probe *p, const struct erofs_inode *inode,
 	if (!ret)
 		ret = erofs_dir_iterate(ctx, inode, EROFS_NO_NID, probe_dirent,
 					p);
-	erofs_err_clear(&ctx->err);
+	if (ret < 0)
+		erofs_err_drop(&ctx->err);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0)
@@ -631,7 +632,9 @@ static int probe_step(struct probe *p)
 	if (p->path.failed)
 		return -ENOMEM;
 	ret = erofs_read_inode(ctx, k->nid, &inode);
-	erofs_err_clear(&ctx->err);
+	/* the walk reads the inode again, and reports what fails */
+	if (ret < 0)
+		erofs_err_drop(&ctx->err);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0 || !S_ISDIR(inode.mode)) {

@@ -106,31 +106,6 @@ static const char *const ftype_names[EROFS_FT_MAX] = {
 	[EROFS_FT_SYMLINK] = "symlink",
 };
 
-uint64_t walk_data_offset(struct erofs_ctx *ctx,
-			  const struct erofs_inode *inode, uint64_t pos)
-{
-	struct erofs_map map;
-	uint64_t off = EROFS_NO_OFFSET, fileoff;
-	unsigned int dev;
-
-	if (erofs_map(ctx, inode, pos, &map))
-		goto out;
-	if (pos < map.la || pos - map.la >= map.llen)
-		goto out;
-	if (map.loc == EROFS_LOC_META && map.space == EROFS_SPACE_PRIMARY) {
-		off = map.pa + (pos - map.la);
-	} else if (map.loc == EROFS_LOC_DEVICE &&
-		   map.fmt == EROFS_FMT_SHIFTED &&
-		   !erofs_inode_is_compressed(inode)) {
-		if (!erofs_dev_resolve(ctx, map.device, map.pa + (pos - map.la),
-				       1, &dev, &fileoff, inode->nid) && !dev)
-			off = fileoff;
-	}
-out:
-	erofs_err_clear(&ctx->err);
-	return off;
-}
-
 static void walk_loc(const struct walker *w, struct fsck_loc *loc,
 		     uint64_t nid, uint64_t offset)
 {
@@ -145,12 +120,9 @@ static void walk_loc(const struct walker *w, struct fsck_loc *loc,
 static int walk_lib_error(struct walker *w, uint64_t nid, int code)
 {
 	struct fsck_loc loc;
-	int ret;
 
 	walk_loc(w, &loc, nid, EROFS_NO_OFFSET);
-	ret = report_lib_error(w->rep, &loc, &w->ctx->err, code);
-	erofs_err_clear(&w->ctx->err);
-	return ret;
+	return report_lib_error(w->rep, &loc, &w->ctx->err, code);
 }
 
 /* The walk must stop: say why at the current path, unless said. */
@@ -581,7 +553,7 @@ static int walk_child(struct walker *w, size_t ev)
 	ftype = erofs_mode_to_ftype(inode.mode);
 	if (kid.ftype != EROFS_FT_UNKNOWN && kid.ftype != ftype) {
 		walk_loc(w, &loc, kid.nid,
-			 walk_data_offset(w->ctx, &f->inode, kid.pos));
+			 erofs_pos_offset(w->ctx, &f->inode, kid.pos));
 		report_problem(w->rep, &loc,
 			       "directory entry says %s, inode is a %s",
 			       kid.ftype < EROFS_FT_MAX ?
@@ -590,7 +562,7 @@ static int walk_child(struct walker *w, size_t ev)
 	}
 	if (kid.reserved) {
 		walk_loc(w, &loc, kid.nid,
-			 walk_data_offset(w->ctx, &f->inode, kid.pos));
+			 erofs_pos_offset(w->ctx, &f->inode, kid.pos));
 		report_warning(w->rep, &loc,
 			       "directory entry reserved byte is 0x%02x",
 			       kid.reserved);
@@ -774,7 +746,6 @@ int walk_tree(struct erofs_ctx *ctx, struct report *rep,
 	nidset_init(&w.dirs);
 	nidset_init(&w.singles);
 	nidmap_init(&w.links, sizeof(struct link_info));
-	erofs_err_clear(&ctx->err);
 
 	ret = walk_start(&w);
 	while (ret >= 0 && w.nframes) {

@@ -117,11 +117,4 @@ int walk_tree(struct erofs_ctx *ctx, struct report *rep,
 	      const struct walk_opts *opts, const struct walk_visitor *v,
 	      struct walk_stats *stats);
 
-/*
- * Byte offset in the image of position pos of an inode's data (a dirent,
- * say), or EROFS_NO_OFFSET when it has none (compressed, in the metabox).
- */
-uint64_t walk_data_offset(struct erofs_ctx *ctx,
-			  const struct erofs_inode *inode, uint64_t pos);
-
 #endif

@@ -52,6 +52,37 @@ int erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	return 0;
 }
 
+/*
+ * Only an uncompressed inode's bytes lie one for one where its extents
+ * say (format.md, "Flat and chunk-based data"); a position of a
+ * compressed inode is one in decoded data, which has no place in the
+ * image. Data on device 0 is placed by erofs_dev_resolve(), as reads
+ * place it: the unified block space may put it on an extra device.
+ */
+uint64_t erofs_pos_offset(struct erofs_ctx *ctx,
+			  const struct erofs_inode *inode, uint64_t pos)
+{
+	struct erofs_err saved = ctx->err;
+	uint64_t off = EROFS_NO_OFFSET, pa, fileoff;
+	struct erofs_map map;
+	unsigned int dev;
+
+	if (erofs_inode_is_compressed(inode) ||
+	    erofs_map(ctx, inode, pos, &map))
+		goto out;
+	pa = map.pa + (pos - map.la);
+	if (map.loc == EROFS_LOC_META && map.space == EROFS_SPACE_PRIMARY)
+		off = pa;
+	else if (map.loc == EROFS_LOC_DEVICE &&
+		 !erofs_dev_resolve(ctx, map.device, pa, 1, &dev, &fileoff,
+				    inode->nid) &&
+		 !dev)
+		off = fileoff;
+out:
+	ctx->err = saved;
+	return off;
+}
+
 static int read_stored(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		       const struct erofs_map *map, uint64_t off, void *out,
 		       size_t len)
@@ -168,15 +199,43 @@ static int read_compressed(struct erofs_ctx *ctx,
 	return 0;
 }
 
-int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
-		      const struct erofs_map *map, uint64_t skip, void *out,
-		      size_t len)
+/* Is [skip, skip + len) inside the extent? what: "read" or "copy". */
+static int check_extent_range(struct erofs_ctx *ctx,
+			      const struct erofs_inode *inode,
+			      const struct erofs_map *map, uint64_t skip,
+			      uint64_t len, const char *what)
 {
 	if (skip > map->llen || len > map->llen - skip)
 		return erofs_error(&ctx->err, -EINVAL, inode->nid,
 				   EROFS_NO_OFFSET,
-				   "read of %zu bytes at %llu outside the extent",
-				   len, (unsigned long long)skip);
+				   "%s of %llu bytes at %llu outside the extent",
+				   what, (unsigned long long)len,
+				   (unsigned long long)skip);
+	return 0;
+}
+
+/* A raw extent's bytes are its stored bytes: no more of them. */
+static int check_raw_extent(struct erofs_ctx *ctx,
+			    const struct erofs_inode *inode,
+			    const struct erofs_map *map)
+{
+	if (map->llen > map->plen)
+		return erofs_error(&ctx->err, -EFSCORRUPTED, inode->nid,
+				   map->pa,
+				   "raw extent of %llu bytes in %llu stored bytes",
+				   (unsigned long long)map->llen,
+				   (unsigned long long)map->plen);
+	return 0;
+}
+
+int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      const struct erofs_map *map, uint64_t skip, void *out,
+		      size_t len)
+{
+	int ret = check_extent_range(ctx, inode, map, skip, len, "read");
+
+	if (ret)
+		return ret;
 	if (map->loc == EROFS_LOC_HOLE) {
 		memset(out, 0, len);
 		return 0;
@@ -185,15 +244,31 @@ int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		return read_fragment(ctx, inode, map, skip, out, len);
 	if (map->fmt < Z_EROFS_COMPRESSION_MAX)
 		return read_compressed(ctx, inode, map, skip, out, len);
-	if (map->llen > map->plen)
-		return erofs_error(&ctx->err, -EFSCORRUPTED, inode->nid,
-				   map->pa,
-				   "raw extent of %llu bytes in %llu stored bytes",
-				   (unsigned long long)map->llen,
-				   (unsigned long long)map->plen);
+	ret = check_raw_extent(ctx, inode, map);
+	if (ret)
+		return ret;
 	if (map->fmt == EROFS_FMT_INTERLACED)
 		return read_interlaced(ctx, inode, map, skip, out, len);
 	return read_stored(ctx, inode, map, skip, out, len);
+}
+
+int erofs_extent_copy(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      const struct erofs_map *map, uint64_t skip, uint64_t len,
+		      int fd, uint64_t off)
+{
+	int ret = check_extent_range(ctx, inode, map, skip, len, "copy");
+
+	if (ret)
+		return ret;
+	if (!erofs_extent_copyable(map))
+		return erofs_error(&ctx->err, -EINVAL, inode->nid,
+				   EROFS_NO_OFFSET,
+				   "copy of an extent not stored raw on a device");
+	ret = check_raw_extent(ctx, inode, map);
+	if (ret)
+		return ret;
+	return erofs_dev_copy(ctx, map->device, map->pa + skip, len, fd, off,
+			      inode->nid);
 }
 
 ssize_t erofs_pread(struct erofs_ctx *ctx, const struct erofs_inode *inode,

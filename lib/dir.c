@@ -267,37 +267,12 @@ int erofs_dir_read_block(struct erofs_ctx *ctx, const struct erofs_inode *dir,
 	return 0;
 }
 
-/* The image offset of byte pos of an uncompressed directory, if known. */
-static uint64_t dir_image_offset(struct erofs_ctx *ctx,
-				 const struct erofs_inode *dir, uint64_t pos)
-{
-	const struct erofs_image *img = ctx->img;
-	struct erofs_err saved = ctx->err;
-	uint64_t off = EROFS_NO_OFFSET, pa;
-	struct erofs_map map;
-
-	if (pos == EROFS_NO_OFFSET || erofs_inode_is_compressed(dir))
-		return EROFS_NO_OFFSET;
-	/* a failure here must not replace the error being reported */
-	if (erofs_map(ctx, dir, pos, &map))
-		goto out;
-	pa = map.pa + (pos - map.la);
-	if (map.loc == EROFS_LOC_META && map.space == EROFS_SPACE_PRIMARY)
-		off = pa;
-	else if (map.loc == EROFS_LOC_DEVICE && !map.device &&
-		 pa >> img->blkszbits < img->blocks)
-		off = pa;
-out:
-	ctx->err = saved;
-	return off;
-}
-
 int erofs_dir_record_error(struct erofs_ctx *ctx,
 			   const struct erofs_inode *dir,
 			   const struct erofs_err *local)
 {
 	return erofs_error(&ctx->err, local->code, local->nid,
-			   dir_image_offset(ctx, dir, local->offset), "%s",
+			   erofs_pos_offset(ctx, dir, local->offset), "%s",
 			   local->msg);
 }
 

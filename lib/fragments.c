@@ -466,7 +466,7 @@ int erofs_frag_prefetch(struct erofs_ctx *ctx, const struct erofs_map *map)
 		return ctx->err.code;
 	ret = frag_prefetch_extent(ctx, sub, fc, map);
 	/* a failed extent is for the reader that needs it to report */
-	erofs_err_clear(&sub->err);
+	erofs_err_drop(&sub->err);
 	return ret;
 }
 

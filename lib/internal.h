@@ -19,6 +19,13 @@ int erofs_io_open(struct erofs_device *dev, const char *path, int fd,
 void erofs_io_close(struct erofs_device *dev);
 int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 		   uint64_t pos, struct erofs_err *err);
+/*
+ * Copy len bytes at byte pos of dev to byte off of fd in the kernel: 0,
+ * EROFS_COPY_REFUSED, or a negative errno (erofs_extent_copy() says which
+ * side each failure is taken for).
+ */
+int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
+		  int fd, uint64_t off, struct erofs_err *err);
 
 /* ctx.c: a context for reads nested inside another one (metabox, packed) */
 struct erofs_ctx *erofs_ctx_nested(struct erofs_ctx *ctx);
@@ -58,6 +65,9 @@ int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
  */
 int erofs_dev_read(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 		   void *buf, size_t len, uint64_t nid);
+/* The same, copied to byte off of fd with erofs_io_copy(). */
+int erofs_dev_copy(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
+		   uint64_t len, int fd, uint64_t off, uint64_t nid);
 
 /* map.c: the flat and chunk-based part of erofs_map */
 int erofs_map_flat(struct erofs_ctx *ctx, const struct erofs_inode *inode,

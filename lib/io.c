@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Devices: the primary image and extra devices, read with pread at a byte
- * offset. Every read is bounded by the device size first.
+ * offset, or copied to a caller's file with copy_file_range. Every read and
+ * every copy is bounded by the device size first.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,15 +78,27 @@ void erofs_io_close(struct erofs_device *dev)
 	dev->path = NULL;
 }
 
+/* what: "read" or "copy" */
+static int check_device_range(const struct erofs_device *dev, uint64_t pos,
+			      uint64_t len, const char *what,
+			      struct erofs_err *err)
+{
+	if (!erofs_range_ok(pos, len, dev->size))
+		return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, pos,
+				   "%s of %llu bytes at %llu is past the end of %s",
+				   what, (unsigned long long)len,
+				   (unsigned long long)pos, dev->path);
+	return 0;
+}
+
 int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 		   uint64_t pos, struct erofs_err *err)
 {
 	uint8_t *p = buf;
+	int ret = check_device_range(dev, pos, len, "read", err);
 
-	if (!erofs_range_ok(pos, len, dev->size))
-		return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, pos,
-				   "read of %zu bytes at %llu is past the end of %s",
-				   len, (unsigned long long)pos, dev->path);
+	if (ret)
+		return ret;
 	while (len) {
 		ssize_t n = pread(dev->fd, p, len, (off_t)(dev->offset + pos));
 
@@ -102,6 +116,56 @@ int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 		p += n;
 		pos += (uint64_t)n;
 		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * copy_file_range() cannot copy between these files: another filesystem,
+ * a kind of file it does not copy, an output opened for appending, or no
+ * copy_file_range() at all; 0 copied is taken as the same.
+ */
+static bool copy_refused(int err)
+{
+	return !err || err == EXDEV || err == EINVAL || err == ENOSYS ||
+	       err == EOPNOTSUPP || err == EBADF;
+}
+
+/* The failure of a copy, recorded as the output's. */
+static int copy_failed(struct erofs_err *err, int code, uint64_t off)
+{
+	bool first = !err->code;
+
+	erofs_error(err, -code, EROFS_NO_NID, EROFS_NO_OFFSET,
+		    "copy to the output at %llu: %s", (unsigned long long)off,
+		    strerror(code));
+	if (first)
+		err->output = true;
+	return -code;
+}
+
+int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
+		  int fd, uint64_t off, struct erofs_err *err)
+{
+	loff_t in = (loff_t)(dev->offset + pos), out = (loff_t)off;
+	int ret = check_device_range(dev, pos, len, "copy", err);
+	ssize_t n;
+
+	if (ret)
+		return ret;
+	while (len) {
+		n = copy_file_range(dev->fd, &in, fd, &out,
+				    len < SSIZE_MAX ? (size_t)len : SSIZE_MAX,
+				    0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			len -= (uint64_t)n;
+			continue;
+		}
+		if (copy_refused(n ? errno : 0))
+			return EROFS_COPY_REFUSED;
+		return copy_failed(err, errno, (uint64_t)out);
 	}
 	return 0;
 }
@@ -141,18 +205,50 @@ int erofs_dev_resolve(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 	return 0;
 }
 
+/* The device, and the position in it, of data [pa, pa + len) of devid. */
+static int dev_locate(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
+		      uint64_t len, uint64_t nid,
+		      const struct erofs_device **dev, uint64_t *pos)
+{
+	unsigned int id;
+	int ret = erofs_dev_resolve(ctx, devid, pa, len, &id, pos, nid);
+
+	if (ret)
+		return ret;
+	*dev = &ctx->img->devs[id];
+	return 0;
+}
+
+/* A device failure names no inode: give it the one being read. */
+static int with_nid(struct erofs_ctx *ctx, int ret, uint64_t nid)
+{
+	if (ret < 0 && ctx->err.nid == EROFS_NO_NID)
+		ctx->err.nid = nid;
+	return ret;
+}
+
 int erofs_dev_read(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 		   void *buf, size_t len, uint64_t nid)
 {
-	unsigned int dev;
-	uint64_t off;
-	int ret;
+	const struct erofs_device *dev;
+	uint64_t pos;
+	int ret = dev_locate(ctx, devid, pa, len, nid, &dev, &pos);
 
-	ret = erofs_dev_resolve(ctx, devid, pa, len, &dev, &off, nid);
 	if (ret)
 		return ret;
-	ret = erofs_io_pread(&ctx->img->devs[dev], buf, len, off, &ctx->err);
-	if (ret && ctx->err.nid == EROFS_NO_NID)
-		ctx->err.nid = nid;
-	return ret;
+	return with_nid(ctx, erofs_io_pread(dev, buf, len, pos, &ctx->err),
+			nid);
+}
+
+int erofs_dev_copy(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
+		   uint64_t len, int fd, uint64_t off, uint64_t nid)
+{
+	const struct erofs_device *dev;
+	uint64_t pos;
+	int ret = dev_locate(ctx, devid, pa, len, nid, &dev, &pos);
+
+	if (ret)
+		return ret;
+	return with_nid(ctx, erofs_io_copy(dev, pos, len, fd, off, &ctx->err),
+			nid);
 }

@@ -594,7 +594,6 @@ int erofs_image_open(struct erofs_image **out,
 	for (unsigned int i = 0; i <= opts->ndevices; i++)
 		img->devs[i].fd = -1;
 	img->ndevs = 1;
-	img->plain_lookup = opts->plain_lookup;
 	ret = erofs_io_open(&img->devs[0], opts->path,
 			    opts->use_fd ? opts->fd : -1, opts->offset, err);
 	if (!ret)

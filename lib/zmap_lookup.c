@@ -13,7 +13,8 @@
  *    lengths, so it usually lands in the right metadata block);
  *  - a binary search among the records of the block in hand before
  *    another block is read.
- * img->plain_lookup selects a plain binary search instead, for comparison.
+ * erofs_ctx_set_plain_lookup() selects a plain binary search instead, for
+ * comparison.
  * Records of 4 bytes hold no address: the sums they imply are kept per
  * metadata block, computed once per inode.
  *
@@ -72,6 +73,7 @@ struct z_hint {
 struct z_erofs_hints {
 	struct z_hint slot[Z_HINT_SLOTS];
 	uint32_t clock;
+	bool plain;		/* erofs_ctx_set_plain_lookup() */
 };
 
 /* ---- hints ---- */
@@ -103,6 +105,12 @@ void z_erofs_hints_destroy(struct erofs_ctx *ctx)
 	}
 	free(hints);
 	ctx->zhints = NULL;
+}
+
+void erofs_ctx_set_plain_lookup(struct erofs_ctx *ctx, bool plain)
+{
+	for (; ctx; ctx = ctx->nested)
+		ctx->zhints->plain = plain;
 }
 
 /*
@@ -601,7 +609,7 @@ int z_lookup_sorted(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		    uint64_t pos, struct z_found *f, struct z_hint **hint)
 {
 	*hint = NULL;
-	if (ctx->img->plain_lookup)
+	if (ctx->zhints && ctx->zhints->plain)
 		return z_found_plain(ctx, inode, pos, f);
 	*hint = z_hint_get(ctx, inode);
 	return z_found_fast(ctx, inode, *hint, pos, f);

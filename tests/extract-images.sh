@@ -96,9 +96,8 @@ while read -r name manifest extra; do
 	case $name in ''|'#'*) continue ;; esac
 	images+=("$name|$manifest|$extra")
 done <"$data/index"
-echo "1..$((3 * ${#images[@]}))"
+tap_plan $((3 * ${#images[@]}))
 
-n=0
 for entry in "${images[@]}"; do
 	IFS='|' read -r name manifest extra <<<"$entry"
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
@@ -107,7 +106,6 @@ for entry in "${images[@]}"; do
 	image_options $extra || exit 99
 	extracted_ok=true
 	for jobs in 1 3; do
-		n=$((n + 1))
 		rm -rf "$out"
 		timeout -k 5 "$FSCK_TIMEOUT" "$FSCK" -j$jobs --extract="$out" \
 			--preserve --xattrs "${opts[@]}" "$image" \
@@ -115,22 +113,20 @@ for entry in "${images[@]}"; do
 		status=$?
 		if [ "$status" -ne 0 ] || [ -s "$err" ] || \
 				[ -s "$scratch/stdout" ]; then
-			echo "not ok $n - $name -j$jobs: exit $status"
-			show "$err"
+			tap_not_ok "$name -j$jobs: exit $status"
 			extracted_ok=false
 			continue
 		fi
 		"$PYTHON3" "$srcdir/treemanifest.py" "$out" >"$scratch/tree"
 		if cmp -s "$scratch/tree" "$data/$manifest"; then
-			echo "ok $n - $name -j$jobs: extraction matches $manifest"
+			tap_ok "$name -j$jobs: extraction matches $manifest"
 		else
-			echo "not ok $n - $name -j$jobs: extraction differs from $manifest"
+			tap_not_ok "$name -j$jobs: extraction differs from $manifest" ""
 			diff "$data/$manifest" "$scratch/tree" >"$scratch/diff"
 			show "$scratch/diff" 30
 			extracted_ok=false
 		fi
 	done
-	n=$((n + 1))
 	blksz=$("$PYTHON3" -c 'import sys
 with open(sys.argv[1], "rb") as f:
 	f.seek(int(sys.argv[2]) + 1024 + 12)
@@ -138,15 +134,15 @@ with open(sys.argv[1], "rb") as f:
 		sed -n 's/^--offset=//p' | grep . || echo 0)")
 	why=
 	if ! $extracted_ok; then
-		echo "ok $n - $name: kernel view # SKIP the extraction failed"
+		tap_skip "$name: kernel view" "the extraction failed"
 	elif ! kernel_mount "$image" "$blksz" "${opts[@]}"; then
-		echo "ok $n - $name: kernel view # SKIP $why"
+		tap_skip "$name: kernel view" "$why"
 	else
 		"$PYTHON3" "$srcdir/treemanifest.py" "$kmnt" >"$scratch/kernel.manifest"
 		if cmp -s "$scratch/kernel.manifest" "$scratch/tree"; then
-			echo "ok $n - $name: extraction matches the kernel's mount"
+			tap_ok "$name: extraction matches the kernel's mount"
 		else
-			echo "not ok $n - $name: extraction differs from the kernel's mount"
+			tap_not_ok "$name: extraction differs from the kernel's mount" ""
 			diff "$scratch/kernel.manifest" "$scratch/tree" >"$scratch/diff"
 			show "$scratch/diff" 30
 		fi

@@ -36,27 +36,6 @@ manifest=$srcdir/data/s1-small.manifest
 err=$scratch/err
 root=false
 [ "$(id -u)" -eq 0 ] && root=true
-n=0
-
-ok()
-{
-	n=$((n + 1))
-	echo "ok $n - $*"
-}
-
-not_ok()
-{
-	n=$((n + 1))
-	echo "not ok $n - $*"
-	show "$err"
-}
-
-skip()
-{
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-
 fsck()
 {
 	timeout -k 5 "$FSCK_TIMEOUT" "$FSCK" "$@" >"$scratch/stdout" 2>"$err"
@@ -70,11 +49,11 @@ expect_status()
 	fsck "$@"
 	local got=$?
 	if [ "$got" -ne "$want" ] || has_sanitizer_report "$err"; then
-		not_ok "$what: exit $got, expected $want"
+		tap_not_ok "$what: exit $got, expected $want"
 	elif [ -n "$pattern" ] && ! grep -qE "$pattern" "$err"; then
-		not_ok "$what: no message matching '$pattern'"
+		tap_not_ok "$what: no message matching '$pattern'"
 	else
-		ok "$what"
+		tap_ok "$what"
 	fi
 }
 
@@ -122,14 +101,14 @@ same()
 	"$PYTHON3" "$srcdir/treemanifest.py" --fields "$fields" "$dir" \
 		>"$scratch/got" 2>"$err"
 	if cmp -s "$scratch/got" "$want"; then
-		ok "$what"
+		tap_ok "$what"
 	else
 		diff "$want" "$scratch/got" >"$err"
-		not_ok "$what: the tree differs"
+		tap_not_ok "$what: the tree differs"
 	fi
 }
 
-echo "1..23"
+tap_plan 23
 
 # usage errors
 expect_status "--extract=/ needs --force" 16 "needs --force" \
@@ -160,9 +139,9 @@ d=$scratch/file-out
 fsck --extract="$d" --path=/sizes/size-65536 "$image"
 want=$(grep '^sizes/size-65536 ' "$manifest" | cut -d' ' -f8)
 if [ -f "$d" ] && [ "$(sha256sum <"$d" | cut -d' ' -f1)" = "$want" ]; then
-	ok "--path to a regular file extracts it as DIR"
+	tap_ok "--path to a regular file extracts it as DIR"
 else
-	not_ok "--path to a regular file: wrong or missing $d"
+	tap_not_ok "--path to a regular file: wrong or missing $d"
 fi
 
 # owners and modes
@@ -179,8 +158,8 @@ if $root; then
 	same "root, --no-preserve-perms: owners kept, umask applied" \
 		"$d" "$scratch/want" 1,2,3,4,5
 else
-	skip "root, --no-preserve-owner" "needs root"
-	skip "root, --no-preserve-perms" "needs root"
+	tap_skip "root, --no-preserve-owner" "needs root"
+	tap_skip "root, --no-preserve-perms" "needs root"
 fi
 
 # as_user CMD...: run as nobody (from root) or as ourselves
@@ -204,12 +183,12 @@ if [ -n "$user_top" ]; then
 	status=$?
 	modes perms "$uid" "$gid" 027 0 >"$scratch/want"
 	if [ "$status" -ne 0 ]; then
-		not_ok "ordinary user: exit $status"
+		tap_not_ok "ordinary user: exit $status"
 	elif $root; then
 		same "ordinary user: owned by the user, umask, no set-id" \
 			"$d" "$scratch/want" 1,2,3,4,5
 	else
-		skip "ordinary user: modes" "cannot read mode-0000 directories"
+		tap_skip "ordinary user: modes" "cannot read mode-0000 directories"
 	fi
 	d=$user_top/u2
 	as_user "$FSCK" --extract="$d" --preserve-perms --path=/perms \
@@ -217,17 +196,17 @@ if [ -n "$user_top" ]; then
 	status=$?
 	modes perms "$uid" "$gid" 0 0 >"$scratch/want"
 	if [ "$status" -ne 0 ]; then
-		not_ok "ordinary user, --preserve-perms: exit $status"
+		tap_not_ok "ordinary user, --preserve-perms: exit $status"
 	elif $root; then
 		same "ordinary user, --preserve-perms: modes, no set-id" \
 			"$d" "$scratch/want" 1,2,3,4,5
 	else
-		skip "ordinary user, --preserve-perms: modes" \
+		tap_skip "ordinary user, --preserve-perms: modes" \
 			"cannot read mode-0000 directories"
 	fi
 else
-	skip "ordinary user" "no setpriv"
-	skip "ordinary user, --preserve-perms" "no setpriv"
+	tap_skip "ordinary user" "no setpriv"
+	tap_skip "ordinary user, --preserve-perms" "no setpriv"
 fi
 
 # xattrs only when asked
@@ -241,8 +220,8 @@ if $root; then
 	subtree xattrs 1,12 >"$scratch/want"
 	same "xattrs with --xattrs" "$d" "$scratch/want" 1,12
 else
-	skip "no xattrs without --xattrs" "needs root (trusted.*)"
-	skip "xattrs with --xattrs" "needs root (trusted.*)"
+	tap_skip "no xattrs without --xattrs" "needs root (trusted.*)"
+	tap_skip "xattrs with --xattrs" "needs root (trusted.*)"
 fi
 
 # a second extraction over the first, everything replaced
@@ -253,8 +232,8 @@ if $root; then
 		--extract="$d" --force --overwrite --preserve --xattrs "$image"
 	same "the overwritten image matches its manifest" "$d" "$manifest"
 else
-	skip "whole image again with --force --overwrite" "needs root"
-	skip "the overwritten image matches its manifest" "needs root"
+	tap_skip "whole image again with --force --overwrite" "needs root"
+	tap_skip "the overwritten image matches its manifest" "needs root"
 fi
 
 # a DIR that passes a default ACL down: nothing inherited stays
@@ -270,21 +249,21 @@ os.setxattr(sys.argv[1], "system.posix_acl_default", bytes.fromhex(sys.argv[2]))
 		same "DIR with a default ACL: no inherited ACL left" "$d" \
 			"$manifest"
 	else
-		skip "DIR with a default ACL" "no POSIX ACLs here"
+		tap_skip "DIR with a default ACL" "no POSIX ACLs here"
 	fi
 else
-	skip "DIR with a default ACL" "needs root"
+	tap_skip "DIR with a default ACL" "needs root"
 fi
 
 # progress: never on a pipe, never with --no-progress
 d=$scratch/p1
 fsck --extract="$d" "$image"
 if [ -s "$err" ] && ! $root; then
-	ok "no progress line on a pipe # SKIP entries could not be created"
+	tap_skip "no progress line on a pipe" "entries could not be created"
 elif grep -q $'\r' "$err"; then
-	not_ok "progress line on a pipe"
+	tap_not_ok "progress line on a pipe"
 else
-	ok "no progress line on a pipe"
+	tap_ok "no progress line on a pipe"
 fi
 if command -v script >/dev/null; then
 	d=$scratch/p2
@@ -292,12 +271,12 @@ if command -v script >/dev/null; then
 		/dev/null >"$scratch/tty" 2>&1
 	if grep -q 'entries' "$scratch/tty"; then
 		cp "$scratch/tty" "$err"
-		not_ok "progress line despite --no-progress"
+		tap_not_ok "progress line despite --no-progress"
 	else
-		ok "no progress line with --no-progress on a terminal"
+		tap_ok "no progress line with --no-progress on a terminal"
 	fi
 else
-	skip "no progress line with --no-progress on a terminal" "no script"
+	tap_skip "no progress line with --no-progress on a terminal" "no script"
 fi
 
 # deep tree, few descriptors
@@ -326,13 +305,13 @@ EOF
 		"$PYTHON3" "$srcdir/treemanifest.py" --fields 1,2,6,8 "$tree" \
 			>"$scratch/want"
 		if [ "$status" -ne 0 ]; then
-			not_ok "600 levels, 40 descriptors, -j$jobs: exit $status"
+			tap_not_ok "600 levels, 40 descriptors, -j$jobs: exit $status"
 		else
 			same "600 levels, 40 descriptors, -j$jobs" "$d" \
 				"$scratch/want" 1,2,6,8
 		fi
 	done
 else
-	skip "600 levels, 40 descriptors, -j1" "no mkfs.erofs"
-	skip "600 levels, 40 descriptors, -j4" "no mkfs.erofs"
+	tap_skip "600 levels, 40 descriptors, -j1" "no mkfs.erofs"
+	tap_skip "600 levels, 40 descriptors, -j4" "no mkfs.erofs"
 fi

@@ -41,7 +41,7 @@ cases=(
 	"json damaged|json|lz4hc-default-damaged.json|4|--json|--extract|$damaged"
 	"json blob|json|plain-b512-chunk4k-blobdev.json|0|--json|--device=$blob|$blobimg"
 )
-echo "1..$((2 * ${#cases[@]}))"
+tap_plan $((2 * ${#cases[@]}))
 
 # the JSON report without what changes between runs
 json_norm()
@@ -58,30 +58,29 @@ json.dump(r, sys.stdout, indent=1, sort_keys=True)
 print()' "$1"
 }
 
-n=0
 for c in "${cases[@]}"; do
 	IFS='|' read -r -a f <<<"$c"
 	name=${f[0]} kind=${f[1]} want=$expected/${f[2]} status=${f[3]}
 	for jobs in 1 3; do
-		n=$((n + 1))
 		args=()
 		for a in "${f[@]:4}"; do
-			[ "$a" = --extract=DIR ] && a=--extract=$scratch/dir-$n
+			[ "$a" = --extract=DIR ] && \
+				a=--extract=$scratch/dir-$((tap_n + 1))
 			args+=("$a")
 		done
 		run_fsck "$scratch/out" "$scratch/err" -j$jobs "${args[@]}"
 		got=$?
 		if [ "$got" -ne "$status" ] || \
 				has_sanitizer_report "$scratch/err"; then
-			echo "not ok $n - $name -j$jobs: exit $got, expected $status"
-			show "$scratch/err"
+			tap_not_ok "$name -j$jobs: exit $got, expected $status" \
+				"$scratch/err"
 			continue
 		fi
 		if [ "$kind" = json ]; then
 			if ! json_norm "$scratch/out" >"$scratch/got" \
 					2>"$scratch/err"; then
-				echo "not ok $n - $name -j$jobs: not valid JSON"
-				show "$scratch/err"
+				tap_not_ok "$name -j$jobs: not valid JSON" \
+					"$scratch/err"
 				continue
 			fi
 			json_norm "$want" >"$scratch/want" || exit 99
@@ -90,9 +89,9 @@ for c in "${cases[@]}"; do
 			cp "$want" "$scratch/want"
 		fi
 		if cmp -s "$scratch/got" "$scratch/want"; then
-			echo "ok $n - $name -j$jobs: output matches ${f[2]}"
+			tap_ok "$name -j$jobs: output matches ${f[2]}"
 		else
-			echo "not ok $n - $name -j$jobs: output differs from ${f[2]}"
+			tap_not_ok "$name -j$jobs: output differs from ${f[2]}" ""
 			diff "$scratch/want" "$scratch/got" >"$scratch/diff"
 			show "$scratch/diff" 30
 		fi

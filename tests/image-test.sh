@@ -13,7 +13,7 @@ set -u
 xz=$1
 name=$(basename "$xz" .xz)
 data=$(dirname "$xz")
-echo "1..3"
+tap_plan 3
 
 entry=$(awk -v img="$name" '$1 == img { $1 = ""; print; exit }' \
 	"$data/index")
@@ -53,32 +53,29 @@ err=$scratch/err
 run_fsck "$out" "$err" "${opts[@]}" "$image"
 status=$?
 if [ "$status" -eq 0 ] && [ ! -s "$out" ] && [ ! -s "$err" ]; then
-	echo "ok 1 - $name: fsck exits 0 and prints nothing"
+	tap_ok "$name: fsck exits 0 and prints nothing"
 else
-	echo "not ok 1 - $name: fsck exits $status"
-	show "$out"
+	tap_not_ok "$name: fsck exits $status" "$out"
 	show "$err"
 fi
 
 run_fsck "$out" "$err" --extract "${opts[@]}" "$image"
 status=$?
 if [ "$status" -eq 0 ] && ! has_sanitizer_report "$err"; then
-	echo "ok 2 - $name: --extract exits 0"
+	tap_ok "$name: --extract exits 0"
 else
-	echo "not ok 2 - $name: --extract exits $status"
-	show "$out"
+	tap_not_ok "$name: --extract exits $status" "$out"
 	show "$err"
 fi
 
 run_fsck "$out" "$err" --manifest "${opts[@]}" "$image"
 status=$?
 if [ "$status" -ne 0 ] || has_sanitizer_report "$err"; then
-	echo "not ok 3 - $name: --manifest exits $status"
-	show "$err"
+	tap_not_ok "$name: --manifest exits $status"
 elif cmp -s "$out" "$data/$manifest"; then
-	echo "ok 3 - $name: --manifest matches $manifest"
+	tap_ok "$name: --manifest matches $manifest"
 else
-	echo "not ok 3 - $name: --manifest differs from $manifest"
+	tap_not_ok "$name: --manifest differs from $manifest" ""
 	echo "# diff expected actual (first 40 lines):"
 	diff "$data/$manifest" "$out" >"$scratch/diff"
 	show "$scratch/diff" 40

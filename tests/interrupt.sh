@@ -65,28 +65,6 @@ dir=$scratch/dir
 out=$scratch/out
 err=$scratch/err
 manifest=$scratch/manifest
-n_test=0
-failed=0
-
-ok()
-{
-	n_test=$((n_test + 1))
-	echo "ok $n_test - $*"
-}
-
-not_ok()
-{
-	n_test=$((n_test + 1))
-	failed=1
-	echo "not ok $n_test - $1"
-	[ -n "${2:-}" ] && show "$2"
-}
-
-skip()
-{
-	n_test=$((n_test + 1))
-	echo "ok $n_test # SKIP $*"
-}
 
 # Start fsck.erofs ARG... in the background with slow reads: pid in $pid.
 default_signal=
@@ -160,23 +138,22 @@ case_run()
 	rm -rf "$dir"
 	start_slow "$@"
 	if ! interrupt "$sig"; then
-		not_ok "$name: the run ended (exit $status) before the signal" \
+		tap_not_ok "$name: the run ended (exit $status) before the signal" \
 			"$err"
 	elif [ "$status" -ne 32 ]; then
-		not_ok "$name: exit $status, not 32" "$err"
+		tap_not_ok "$name: exit $status, not 32" "$err"
 	elif too_slow; then
-		not_ok "$name: stopped ${latency} s after $sig, more than" \
-			"$INTERRUPT_LIMIT s"
+		tap_not_ok "$name: stopped ${latency} s after $sig, more than $INTERRUPT_LIMIT s" ""
 	elif ! only_interruption "$sig"; then
-		not_ok "$name: messages" "$err"
+		tap_not_ok "$name: messages" "$err"
 	elif [ -d "$dir" ] && ! "$PYTHON3" "$srcdir/fault/extracted.py" \
 			"$dir" "$manifest" >"$out"; then
-		not_ok "$name: an incomplete file was left" "$out"
+		tap_not_ok "$name: an incomplete file was left" "$out"
 	else
 		local files=
 		[ -d "$dir" ] &&
 			files=", $(find "$dir" -type f | wc -l) complete files left"
-		ok "$name: $sig: exit 32 ${latency} s later," \
+		tap_ok "$name: $sig: exit 32 ${latency} s later," \
 			"'interrupted by $sig'$files"
 	fi
 }
@@ -190,8 +167,10 @@ total=$(awk '$2 == "f"' "$manifest" | wc -l)
 for jobs in 1 2; do
 	for sig in INT TERM; do
 		if [ "$sig" = INT ] && [ -z "$default_signal" ]; then
-			skip "SIGINT: env has no --default-signal"
-			skip "SIGINT: env has no --default-signal"
+			tap_skip "-j$jobs --extract=DIR ($total files), SIGINT" \
+				"env has no --default-signal"
+			tap_skip "-j$jobs --extract (check and decode), SIGINT" \
+				"env has no --default-signal"
 			continue
 		fi
 		case_run "-j$jobs --extract=DIR ($total files)" "SIG$sig" \
@@ -215,7 +194,8 @@ manifest=$scratch/ra.manifest
 if run_fsck "$manifest" "$err" --manifest "$image"; then
 	for sig in INT TERM; do
 		if [ "$sig" = INT ] && [ -z "$default_signal" ]; then
-			skip "SIGINT: env has no --default-signal"
+			tap_skip "-j2 --extract=DIR, packed inode read ahead, SIGINT" \
+				"env has no --default-signal"
 			continue
 		fi
 		EROFS_FSCK_SYNC_NS=0 EROFS_FSCK_READAHEAD=1 case_run \
@@ -223,7 +203,7 @@ if run_fsck "$manifest" "$err" --manifest "$image"; then
 			-j2 --extract="$dir"
 	done
 else
-	not_ok "cannot make the manifest of $image" "$err"
+	tap_not_ok "cannot make the manifest of $image" "$err"
 fi
 image=$saved_image manifest=$saved_manifest
 case_run "-j2 (check, no decoding)" SIGTERM -j2
@@ -232,9 +212,9 @@ case_run "-j2 (check, no decoding)" SIGTERM -j2
 rm -rf "$dir"
 start_slow -j2 --json --extract="$dir"
 if ! interrupt SIGHUP; then
-	not_ok "--json: the run ended (exit $status) before the signal" "$err"
+	tap_not_ok "--json: the run ended (exit $status) before the signal" "$err"
 elif [ "$status" -ne 32 ]; then
-	not_ok "--json: exit $status, not 32" "$err"
+	tap_not_ok "--json: exit $status, not 32" "$err"
 elif ! "$PYTHON3" -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["exit_status"] == 32, r["exit_status"]
@@ -242,9 +222,9 @@ assert r["completed"] is False
 p = [x for x in r["problems"] if x["severity"] == "fatal"]
 assert [x["message"] for x in p] == ["interrupted by SIGHUP"], p' \
 		"$out" 2>"$scratch/py"; then
-	not_ok "--json: the JSON report" "$scratch/py"
+	tap_not_ok "--json: the JSON report" "$scratch/py"
 else
-	ok "--json: SIGHUP: exit 32 ${latency} s later, well-formed JSON," \
+	tap_ok "--json: SIGHUP: exit 32 ${latency} s later, well-formed JSON," \
 		"exit_status 32, completed false, fatal 'interrupted by SIGHUP'"
 fi
 
@@ -260,9 +240,9 @@ kill -s CONT "$pid"
 wait "$pid"
 status=$?
 if [ "$status" -ne 129 ] && [ "$status" -ne 143 ]; then
-	not_ok "SIGHUP and SIGTERM: exit $status, not killed by either" "$err"
+	tap_not_ok "SIGHUP and SIGTERM: exit $status, not killed by either" "$err"
 else
-	ok "SIGHUP and SIGTERM together: killed by the second (status $status)"
+	tap_ok "SIGHUP and SIGTERM together: killed by the second (status $status)"
 fi
 
 # CPU-bound, no slow reads: hostile.py's 10000 files alternating between
@@ -282,27 +262,27 @@ with open(sys.argv[2], "wb") as f:
 		pid=$!
 		name="CPU-bound -j$jobs --extract=DIR"
 		if ! interrupt SIGTERM; then
-			skip "$name: the run ended (exit $status) before the" \
-				"signal: the image is no longer slow"
+			tap_skip "$name" \
+				"the run ended (exit $status) before the signal: the image is no longer slow"
 		elif [ "$status" -ne 32 ]; then
-			not_ok "$name: exit $status, not 32" "$err"
+			tap_not_ok "$name: exit $status, not 32" "$err"
 		elif too_slow; then
-			not_ok "$name: stopped ${latency} s after SIGTERM"
+			tap_not_ok "$name: stopped ${latency} s after SIGTERM" ""
 		elif ! grep -qx "fsck.erofs: interrupted by SIGTERM" "$err"; then
-			not_ok "$name: messages" "$err"
+			tap_not_ok "$name: messages" "$err"
 		elif ! "$PYTHON3" -c 'import os, sys
 for root, _, files in os.walk(sys.argv[1]):
 	for name in files:
 		with open(os.path.join(root, name), "rb") as f:
 			assert f.read() == b"a" * 100, name' "$dir" 2>"$out"; then
-			not_ok "$name: an incomplete file was left" "$out"
+			tap_not_ok "$name: an incomplete file was left" "$out"
 		else
-			ok "$name: SIGTERM: exit 32 ${latency} s later," \
+			tap_ok "$name: SIGTERM: exit 32 ${latency} s later," \
 				"$(find "$dir" -type f | wc -l) complete files left"
 		fi
 	done
 else
-	not_ok "CPU-bound: cannot build the image" "$err"
+	tap_not_ok "CPU-bound: cannot build the image" "$err"
 fi
 
 # SIGPIPE. The check: the usual death of a filter, nothing on stderr.
@@ -311,9 +291,9 @@ EROFS_FAULT_READ_DELAY_US=$READ_DELAY_US EROFS_FAULT_PATH=$image \
 	>/dev/null
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 141 ] || [ -s "$err" ]; then
-	not_ok "--list | head -n 1: exit $status, not 141 (SIGPIPE)" "$err"
+	tap_not_ok "--list | head -n 1: exit $status, not 141 (SIGPIPE)" "$err"
 else
-	ok "--list | head -n 1: killed by SIGPIPE, nothing on stderr"
+	tap_ok "--list | head -n 1: killed by SIGPIPE, nothing on stderr"
 fi
 # The extraction: stops as if interrupted.
 rm -rf "$dir"
@@ -322,17 +302,17 @@ EROFS_FAULT_READ_DELAY_US=$READ_DELAY_US EROFS_FAULT_PATH=$image \
 	2>"$err" | head -n 1 >/dev/null
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 32 ]; then
-	not_ok "--extract=DIR --list | head -n 1: exit $status, not 32" "$err"
+	tap_not_ok "--extract=DIR --list | head -n 1: exit $status, not 32" "$err"
 elif ! only_interruption SIGPIPE; then
-	not_ok "--extract=DIR --list | head -n 1: messages" "$err"
+	tap_not_ok "--extract=DIR --list | head -n 1: messages" "$err"
 elif ! "$PYTHON3" "$srcdir/fault/extracted.py" "$dir" "$manifest" \
 		>"$out"; then
-	not_ok "--extract=DIR --list | head -n 1: an incomplete file was left" \
+	tap_not_ok "--extract=DIR --list | head -n 1: an incomplete file was left" \
 		"$out"
 else
-	ok "--extract=DIR --list | head -n 1: exit 32," \
+	tap_ok "--extract=DIR --list | head -n 1: exit 32," \
 		"'interrupted by SIGPIPE', no incomplete file left"
 fi
 
-echo "1..$n_test"
-exit $failed
+tap_plan
+exit $((tap_failed > 0))

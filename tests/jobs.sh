@@ -107,12 +107,11 @@ check()
 		show "$scratch/$tag.1.err"
 		ok=0
 	fi
-	n=$((n + 1))
 	if [ "$ok" = 1 ]; then
-		echo "ok $n - $tag: -j1, -j2, -j8 agree (exit $(tr '\n' ' ' \
+		tap_ok "$tag: -j1, -j2, -j8 agree (exit $(tr '\n' ' ' \
 			<"$scratch/$tag.1.rc"))"
 	else
-		echo "not ok $n - $tag: $why"
+		tap_not_ok "$tag: $why" ""
 	fi
 }
 
@@ -137,9 +136,8 @@ while read -r name manifest extra; do
 	images+=("$name|$extra")
 done <"$data/index"
 set -- $damaged
-echo "1..$((${#images[@]} + $# + 5))"
+tap_plan $((${#images[@]} + $# + 5))
 
-n=0
 for entry in "${images[@]}"; do
 	IFS='|' read -r name extra <<<"$entry"
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
@@ -164,8 +162,7 @@ if [ ! -x "$mkfs" ]; then
 	for what in "undamaged, default pieces" "damaged, default pieces" \
 		"damaged, pieces of one pcluster" "one bad pcluster per piece" \
 		"one bad pcluster per piece, repeated"; do
-		n=$((n + 1))
-		echo "ok $n - big files, $what # SKIP no mkfs.erofs"
+		tap_skip "big files, $what" "no mkfs.erofs"
 	done
 	exit 0
 fi
@@ -202,9 +199,8 @@ for r in 1 2 3 4 5 6; do
 		fi
 	done
 done
-n=$((n + 1))
 if [ "$ok" = 1 ]; then
-	echo "ok $n - $tag: -j2 and -j8 --extract, 6 runs each, report as -j1"
+	tap_ok "$tag: -j2 and -j8 --extract, 6 runs each, report as -j1"
 else
-	echo "not ok $n - $tag: a -j2 or -j8 --extract run differs from -j1"
+	tap_not_ok "$tag: a -j2 or -j8 --extract run differs from -j1" ""
 fi

@@ -85,40 +85,36 @@ make_tree "$scratch/many" "$NFILES" || exit 99
 make_image "$scratch/many" "$scratch/many.erofs"
 rm -rf "$scratch/one"
 
-echo "1..10"
-n=1
+tap_plan 10
 "$PYTHON3" "$srcdir/treemanifest.py" --fields "$FIELDS" "$scratch/many" \
 	>"$scratch/expected" || exit 99
 rm -rf "$scratch/many"
 run_fsck "$scratch/out" "$scratch/err" -j2 --manifest "$scratch/many.erofs"
 status=$?
 if [ "$status" -ne 0 ]; then
-	echo "not ok $n - --manifest exits $status"
-	show "$scratch/err"
+	tap_not_ok "--manifest exits $status" "$scratch/err"
 elif cut -d' ' -f"$FIELDS" "$scratch/out" | cmp -s "$scratch/expected" -; then
-	echo "ok $n - --manifest of $NFILES files matches the tree"
+	tap_ok "--manifest of $NFILES files matches the tree"
 else
-	echo "not ok $n - --manifest differs from the tree, diff expected actual:"
+	tap_not_ok "--manifest differs from the tree, diff expected actual:" ""
 	cut -d' ' -f"$FIELDS" "$scratch/out" | diff "$scratch/expected" - |
 		head -n 20 | sed 's/^/#   /'
 fi
 
-n=$((n + 1))
 mf_fields=1,2,3,4,5,6,7,8,9,10,11
 cut -d' ' -f"$mf_fields" "$scratch/out" >"$scratch/image.manifest"
 run_fsck "$scratch/xout" "$scratch/err" -j2 --extract="$scratch/x" \
 	--no-preserve-owner "$scratch/many.erofs"
 status=$?
 if [ "$status" -ne 0 ]; then
-	echo "not ok $n - --extract=DIR exits $status"
-	show "$scratch/err"
+	tap_not_ok "--extract=DIR exits $status" "$scratch/err"
 elif "$PYTHON3" "$srcdir/treemanifest.py" --fields "$mf_fields" \
 		"$scratch/x" | sed 's/^\(\S* \S* \S*\) [0-9]* [0-9]*/\1 0 0/' |
 		cmp -s <(sed 's/^\(\S* \S* \S*\) [0-9]* [0-9]*/\1 0 0/' \
 			 "$scratch/image.manifest") -; then
-	echo "ok $n - --extract=DIR gives the tree, directory times included"
+	tap_ok "--extract=DIR gives the tree, directory times included"
 else
-	echo "not ok $n - the extracted tree differs from the image's manifest"
+	tap_not_ok "the extracted tree differs from the image's manifest" ""
 fi
 rm -rf "$scratch/x"
 
@@ -149,24 +145,23 @@ least_kib()
 
 for j in 1 2; do
 	for mode in check --extract --list --manifest; do
-		n=$((n + 1))
 		what="$mode -j$j, $NFILES files"
 		args=(-j$j)
 		[ "$mode" = check ] || args+=("$mode")
 		if [ -n "$sanitized" ]; then
-			echo "ok $n - $what # SKIP sanitizer build"
+			tap_skip "$what" "sanitizer build"
 			continue
 		fi
 		base=$(least_kib "$scratch/one.erofs" "${args[@]}")
 		if [ "$base" -eq 0 ]; then
-			echo "not ok $n - $what: fails on a one-file image"
+			tap_not_ok "$what: fails on a one-file image" ""
 			continue
 		fi
 		limit=$((base + HEADROOM_KIB))
 		if runs_within "$limit" "$scratch/many.erofs" "${args[@]}"; then
-			echo "ok $n - $what within $limit KiB (one file: $base)"
+			tap_ok "$what within $limit KiB (one file: $base)"
 		else
-			echo "not ok $n - $what: fails within $limit KiB (one file: $base, needs $(least_kib "$scratch/many.erofs" "${args[@]}"))"
+			tap_not_ok "$what: fails within $limit KiB (one file: $base, needs $(least_kib "$scratch/many.erofs" "${args[@]}"))" ""
 		fi
 	done
 done

@@ -112,13 +112,12 @@ check()
 		why="-j2 read no extent ahead ('${ra}')"
 		ok=0
 	fi
-	n=$((n + 1))
 	if [ "$ok" = 1 ]; then
-		echo "ok $n - $tag: -j1, -j2, -j8 agree," \
+		tap_ok "$tag: -j1, -j2, -j8 agree," \
 			"$ra extents read ahead" \
 			"(exit $(tr '\n' ' ' <"$scratch/$tag.1.rc"))"
 	else
-		echo "not ok $n - $tag: $why"
+		tap_not_ok "$tag: $why" ""
 	fi
 }
 
@@ -138,18 +137,16 @@ small_cache()
 	peak=$(sed -n \
 		's/.*fragment cache: budget [0-9]*, peak \([0-9]*\) .*/\1/p' \
 		"$scratch/s.err")
-	n=$((n + 1))
 	if [ "$rc" != 0 ] || ! cmp -s "$scratch/s1.tree" "$scratch/s2.tree"
 	then
-		echo "not ok $n - $name, cache of $budget bytes: exit $rc" \
-			"or another tree than -j1"
-		show "$scratch/s.err"
+		tap_not_ok "$name, cache of $budget bytes: exit $rc or another tree than -j1" \
+			"$scratch/s.err"
 	elif [ -z "$peak" ] || [ "$peak" -eq 0 ] || [ "$peak" -gt "$limit" ]
 	then
-		echo "not ok $n - $name, cache of $budget bytes: peak '$peak'" \
-			"not in 1..$limit"
+		tap_not_ok "$name, cache of $budget bytes: peak '$peak' not in 1..$limit" \
+			""
 	else
-		echo "ok $n - $name, cache of $budget bytes: same tree," \
+		tap_ok "$name, cache of $budget bytes: same tree," \
 			"peak $peak bytes <= $limit"
 	fi
 }
@@ -157,8 +154,7 @@ small_cache()
 set -- $images
 count=$#
 set -- $damaged
-echo "1..$((count + $# + 2))"
-n=0
+tap_plan $((count + $# + 2))
 for name in $images; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	check "$name" "$path"

@@ -89,9 +89,12 @@ need_tools()
 	done
 }
 
-# TAP lines numbered in tap_n: tap_ok NAME, tap_not_ok NAME (then the
-# start of $err), tap_plan at the end.
+# TAP lines numbered in tap_n: tap_ok NAME; tap_not_ok NAME [FILE], then
+# the start of FILE (default $err, none if empty) as diagnostics, counted
+# in tap_failed; tap_skip NAME REASON; tap_plan [COUNT], the plan: first,
+# with the COUNT of tests to come, or at the end without.
 tap_n=0
+tap_failed=0
 
 tap_ok()
 {
@@ -101,14 +104,25 @@ tap_ok()
 
 tap_not_ok()
 {
+	local file=${2-${err:-}}
+
 	tap_n=$((tap_n + 1))
-	echo "not ok $tap_n - $*"
-	show "$err"
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $1"
+	if [ -n "$file" ]; then
+		show "$file"
+	fi
+}
+
+tap_skip()
+{
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
 }
 
 tap_plan()
 {
-	echo "1..$tap_n"
+	echo "1..${1:-$tap_n}"
 }
 
 # tap_status NAME WANT RC [REGEX]: ok when the exit status RC is WANT and

@@ -6,15 +6,17 @@
 # when built with libarchive) and the commit by the last piece run
 # concurrently; also on damaged copies, where pieces and packed
 # extents fail. Not a "make
-# check" test: "make tsan-check" runs it. Exits non-zero on any report.
+# check" test: "make tsan-check" runs it. Prints TAP; exits non-zero on any
+# report.
 set -u
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
 fsck=$1 images=$2
 tmp=$(mktemp -d /dev/shm/erofs-tsan.XXXXXX 2>/dev/null || mktemp -d) ||
 	exit 99
 trap 'rm -rf "$tmp"' EXIT
 export EROFS_FSCK_SYNC_NS=0 EROFS_FSCK_SPLIT=1
 export TSAN_OPTIONS=halt_on_error=1:exitcode=66
-fail=0
 # --tar is there unless built without libarchive
 tar=yes
 "$fsck" --tar=/dev/null /nonexistent 2>&1 | grep -q 'without libarchive' &&
@@ -29,11 +31,10 @@ run()
 	"$fsck" -j4 "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" != "$want" ] || grep -q ThreadSanitizer "$tmp/err"; then
-		echo "FAIL: exit $rc (want $want): $*"
-		head -n 60 "$tmp/err"
-		fail=1
+		tap_not_ok "exit $rc (want $want): $*" ""
+		show "$tmp/err" 60
 	else
-		echo "ok: exit $rc: $*"
+		tap_ok "exit $rc: $*"
 	fi
 }
 
@@ -57,4 +58,5 @@ PY
 	run 4 --manifest "$tmp/bad.erofs"
 	[ -z "$tar" ] || run 4 --tar="$tmp/a.tar" --sparse "$tmp/bad.erofs"
 done
-exit "$fail"
+tap_plan
+exit $((tap_failed > 0))

@@ -75,13 +75,52 @@ int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode);
 /*
  * Bytes [la + skip, la + skip + len) of the extent described by map, into
  * out. map is one erofs_map() returned for inode: its lengths have passed
- * the extent sanity check, which this read relies on. When the request covers the whole of a fully mapped extent that is
- * not a partial reference, the pcluster is decoded strictly: it must
- * produce exactly llen bytes and end where its stream ends.
+ * the extent sanity check, which this read relies on. When the request
+ * covers the whole of a fully mapped extent that is not a partial
+ * reference, the pcluster is decoded strictly: it must produce exactly
+ * llen bytes and end where its stream ends.
  */
 int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      const struct erofs_map *map, uint64_t skip, void *out,
 		      size_t len);
+
+/*
+ * Can erofs_extent_copy() copy the extent? Its bytes must be stored raw
+ * and unrotated on a device (format.md, "Raw pclusters").
+ */
+static inline bool erofs_extent_copyable(const struct erofs_map *map)
+{
+	return map->loc == EROFS_LOC_DEVICE && map->fmt == EROFS_FMT_SHIFTED;
+}
+
+/* erofs_extent_copy(): the kernel cannot copy here, read the bytes */
+#define EROFS_COPY_REFUSED 1
+
+/*
+ * Copy bytes [la + skip, la + skip + len) of a copyable extent (map is
+ * one erofs_map() returned for inode) to byte off of the caller's file fd,
+ * in the kernel (copy_file_range), bounded as erofs_extent_read() is.
+ * Returns 0 when copied; EROFS_COPY_REFUSED when the kernel cannot copy
+ * between these files (what it copied is then to be written again from
+ * erofs_extent_read()); or a negative errno, with ctx->err filled: a
+ * failure of the image as erofs_extent_read() records it, or, with
+ * ctx->err.output set, the errno of the copy itself, which is taken for a
+ * failure of fd, as a write's would be: the kernel does not say which
+ * side failed, and the image's side was bounded first.
+ */
+int erofs_extent_copy(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      const struct erofs_map *map, uint64_t skip, uint64_t len,
+		      int fd, uint64_t off);
+
+/*
+ * The byte offset in the primary image of byte pos of an inode's data, for
+ * messages, or EROFS_NO_OFFSET when it has none there: a hole, compressed
+ * data, bytes on an extra device or in the metabox or packed inode, or a
+ * position that cannot be mapped. Never changes ctx->err, so that it may
+ * be called while an error is being recorded or reported.
+ */
+uint64_t erofs_pos_offset(struct erofs_ctx *ctx,
+			  const struct erofs_inode *inode, uint64_t pos);
 
 /*
  * Read len bytes at offset off of a file's content into buf. Returns the

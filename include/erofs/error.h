@@ -14,6 +14,7 @@
 #define EROFS_ERROR_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define EFSCORRUPTED EUCLEAN
@@ -26,24 +27,45 @@ struct erofs_err {
 	int code;		/* negative errno, 0 if none */
 	uint64_t nid;		/* inode concerned, or EROFS_NO_NID */
 	uint64_t offset;	/* byte offset in the image, or EROFS_NO_OFFSET */
+	bool output;		/* the caller's output failed, not the image */
 	char msg[EROFS_ERR_MSG_MAX];
 };
 
 /*
  * Record an error and return its code, so that callers can write
  * "return erofs_error(err, -EFSCORRUPTED, nid, off, "bad thing %u", x);".
- * The first error recorded wins until erofs_err_clear(): a failure deep in a
- * call chain keeps its precise message. err may be NULL.
+ * The first error recorded wins until the record is disposed of (below):
+ * a failure deep in a call chain keeps its precise message. err may be
+ * NULL.
  */
 int erofs_error(struct erofs_err *err, int code, uint64_t nid, uint64_t offset,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/*
+ * Who clears a record. The record a failed call fills belongs to the
+ * caller of that public call, and stays as it is until that caller
+ * disposes of it, in one of two ways, before its next call with it:
+ *  - it reports the failure: the command's report_lib_error()
+ *    (fsck/report.h) consumes the record it reports;
+ *  - it drops the failure deliberately, with erofs_err_drop(): a failure
+ *    that is expected, advisory, or someone else's to report.
+ * erofs_err_clear() only makes a record clean before first use (one the
+ * caller hands to erofs_image_open(), say); the library uses it on the
+ * records it owns: those of the contexts and local records it makes.
+ */
 static inline void erofs_err_clear(struct erofs_err *err)
 {
 	err->code = 0;
 	err->nid = EROFS_NO_NID;
 	err->offset = EROFS_NO_OFFSET;
+	err->output = false;
 	err->msg[0] = '\0';
+}
+
+/* Drop a failure on purpose, without reporting it (see above). */
+static inline void erofs_err_drop(struct erofs_err *err)
+{
+	erofs_err_clear(err);
 }
 
 /* Is this a problem of the image (exit 4) rather than of the system (8)? */

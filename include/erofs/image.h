@@ -43,7 +43,6 @@ struct erofs_open_opts {
 	const char *const *devices;	/* extra devices, in table order */
 	unsigned int ndevices;
 	bool no_sbcrc;			/* skip the superblock checksum */
-	bool plain_lookup;		/* encoded extents: plain binary search */
 	bool use_fd;			/* read fd (a copy of it): path names it */
 	int fd;
 };
@@ -97,7 +96,6 @@ struct erofs_image {
 	struct erofs_inode metabox;
 
 	struct erofs_frag_cache *frag_cache;	/* shared, thread-safe */
-	bool plain_lookup;		/* see struct erofs_open_opts */
 };
 
 /* Metadata spaces: where inodes, xattrs and indexes are read from. */
@@ -185,6 +183,14 @@ static inline void erofs_ctx_stats_reset(struct erofs_ctx *ctx)
 {
 	ctx->stats = (struct erofs_ctx_stats){ 0 };
 }
+
+/*
+ * For benchmarks and tests only (bench/readbench, tests/unit/test_lookup):
+ * with plain, lookups in encoded extents through ctx and its nested
+ * contexts are a plain binary search, without the accelerator of
+ * lib/zmap_lookup.c, to compare the two. Set it before reading.
+ */
+void erofs_ctx_set_plain_lookup(struct erofs_ctx *ctx, bool plain);
 
 /*
  * Resolve a data address to a device index and a byte offset inside that

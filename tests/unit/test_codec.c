@@ -220,7 +220,7 @@ static int decode_req(struct erofs_decomp_req *req)
 
 	memset(outbuf, GUARD_BYTE, req->outlen + GUARD);
 	req->out = outbuf;
-	erofs_err_clear(&ctx.err);
+	erofs_err_drop(&ctx.err);
 	ret = erofs_decompress(&ctx, req);
 	for (i = req->outlen; i < req->outlen + GUARD; i++)
 		ck_assert_uint_eq(outbuf[i], GUARD_BYTE);
@@ -377,7 +377,7 @@ START_TEST(test_format_limits)
 	req.out = outbuf;
 	req.outlen = Z_EROFS_PCLUSTER_MAX_DSIZE + 1;
 	req.partial = true;
-	erofs_err_clear(&ctx.err);
+	erofs_err_drop(&ctx.err);
 	ck_assert_int_eq(erofs_decompress(&ctx, &req), -EFSCORRUPTED);
 	ck_assert_ptr_nonnull(strstr(ctx.err.msg, "limits"));
 }

@@ -487,7 +487,7 @@ static int list_entry(void *arg, const struct erofs_dirent *de)
 
 static int lookup(struct fixture *f, const char *path, uint64_t *nid)
 {
-	erofs_err_clear(&f->ctx.err);
+	erofs_err_drop(&f->ctx.err);
 	return erofs_lookup(&f->ctx, path, nid);
 }
 
@@ -637,7 +637,7 @@ static void expect_dir_corrupt(const char *image, const struct erofs_inode *dir,
 	ck_assert_msg(strstr(bad.ctx.err.msg, msg_part),
 		      "message '%s' lacks '%s'", bad.ctx.err.msg, msg_part);
 	/* without a parent to compare with, only the '..' check goes away */
-	erofs_err_clear(&bad.ctx.err);
+	erofs_err_drop(&bad.ctx.err);
 	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, dir, EROFS_NO_NID,
 					   ignore_entry, NULL),
 			 strstr(msg_part, "'..'") ? 0 : -EFSCORRUPTED);

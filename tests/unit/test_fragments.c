@@ -188,7 +188,7 @@ static void *reader_run(void *arg)
 		char hex[65];
 		int ret;
 
-		erofs_err_clear(&ctx.err);
+		erofs_err_drop(&ctx.err);
 		ret = read_digest(&ctx, r->m->f[i].path, hex);
 		if (ret) {
 			if (!r->failed++)

@@ -3,7 +3,8 @@
  * What the extractor's calls come to (fsck/extract.h, fsck/result.h): a
  * problem with one entry is FSCK_REPORTED and nothing is created under a
  * bad name, a DIR that may not be used stops the run, a file gets its
- * name at the commit, and a copy the extractor does not make is said so.
+ * name at the commit, and a copy the extractor does not make is said so
+ * (the copies read the fixture plain.erofs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erofs/data.h"
+#include "erofs/dir.h"
+#include "erofs/image.h"
 #include "erofs/inode.h"
 #include "extract.h"
 #include "unit.h"
@@ -139,13 +143,59 @@ START_TEST(test_extract_node_results)
 }
 END_TEST
 
-/* begin, create, write, commit: the file has its name only at the end. */
+/*
+ * What a file is extracted from: the first extent of /mixed.bin in the
+ * fixture plain.erofs, stored raw, and its bytes as the library reads
+ * them.
+ */
+struct source {
+	struct erofs_image *img;
+	struct erofs_ctx ctx;
+	struct erofs_inode inode;
+	struct erofs_map map;
+	uint8_t *data;
+	size_t len;
+};
+
+static void source_open(struct source *src)
+{
+	struct erofs_open_opts opts = { 0 };
+	struct erofs_err err;
+	char file[512];
+	uint64_t nid;
+
+	unit_fixture(file, sizeof(file), "plain.erofs");
+	opts.path = file;
+	erofs_err_clear(&err);
+	ck_assert_msg(!erofs_image_open(&src->img, &opts, &err), "%s: %s",
+		      file, err.msg);
+	ck_assert_int_eq(erofs_ctx_init(&src->ctx, src->img), 0);
+	ck_assert(!erofs_lookup(&src->ctx, "/mixed.bin", &nid));
+	ck_assert_int_eq(erofs_read_inode(&src->ctx, nid, &src->inode), 0);
+	ck_assert(!erofs_map(&src->ctx, &src->inode, 0, &src->map));
+	ck_assert(erofs_extent_copyable(&src->map));
+	src->len = src->map.llen < 8192 ? (size_t)src->map.llen : 8192;
+	src->data = malloc(src->len);
+	ck_assert_ptr_nonnull(src->data);
+	ck_assert_int_eq(erofs_extent_read(&src->ctx, &src->inode, &src->map,
+					   0, src->data, src->len),
+			 0);
+}
+
+static void source_close(struct source *src)
+{
+	free(src->data);
+	erofs_ctx_fini(&src->ctx);
+	erofs_image_close(src->img);
+}
+
+/* begin, create, copy or write, commit: the name comes only at the end. */
 static void extract_one_file(struct fixture *f, const char *name,
-			     const char *data, int in_fd, bool *copied)
+			     struct source *src, bool *copied)
 {
 	struct erofs_inode inode = { .nid = 3,
 				     .mode = S_IFREG | 0644,
-				     .size = strlen(data),
+				     .size = src->len,
 				     .nlink = 1 };
 	struct walk_entry e = child(f, name, &inode);
 	struct xdir *dir;
@@ -158,12 +208,13 @@ static void extract_one_file(struct fixture *f, const char *name,
 			 FSCK_OK);
 	ck_assert_int_ge(fd, 0);
 	ck_assert(!exists(f, name));
-	ck_assert_int_eq(extract_file_copy(f->x, &f->rep, &loc, fd, in_fd, 0,
-					   inode.size, 0, copied),
+	ck_assert_int_eq(extract_file_copy(f->x, &f->rep, &loc, fd, &src->ctx,
+					   &src->inode, &src->map, 0, src->len,
+					   copied),
 			 FSCK_OK);
 	if (!*copied)
 		ck_assert_int_eq(extract_file_write(f->x, &f->rep, &loc, fd,
-						    data, inode.size, 0),
+						    src->data, src->len, 0),
 				 FSCK_OK);
 	ck_assert_int_eq(extract_file_commit(f->x, &f->rep, &loc, dir, name, fd,
 					     &inode, NULL),
@@ -172,62 +223,52 @@ static void extract_one_file(struct fixture *f, const char *name,
 	ck_assert(exists(f, name));
 }
 
-static int source_file(struct fixture *f, const char *data)
-{
-	char path[96];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s.src", f->dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ck_assert_int_ge(fd, 0);
-	unlink(path);
-	ck_assert_int_eq(write(fd, data, strlen(data)), (int)strlen(data));
-	return fd;
-}
-
 static void check_content(const struct fixture *f, const char *name,
-			  const char *data)
+			  const struct source *src)
 {
-	char path[128], buf[64] = "";
+	uint8_t *buf = malloc(src->len + 1);
+	char path[128];
 	int fd;
 
+	ck_assert_ptr_nonnull(buf);
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
 	fd = open(path, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(read(fd, buf, sizeof(buf) - 1), (int)strlen(data));
+	ck_assert_int_eq(read(fd, buf, src->len + 1), (int)src->len);
 	close(fd);
-	ck_assert_str_eq(buf, data);
+	ck_assert(!memcmp(buf, src->data, src->len));
+	free(buf);
 }
 
 START_TEST(test_extract_file_copied_or_written)
 {
+	struct source src;
 	struct fixture f;
 	bool copied;
-	int in_fd;
 
+	source_open(&src);
 	fixture_open(&f, false);
-	in_fd = source_file(&f, "some bytes");
-	extract_one_file(&f, "f", "some bytes", in_fd, &copied);
-	check_content(&f, "f", "some bytes");
-	close(in_fd);
+	extract_one_file(&f, "f", &src, &copied);
+	check_content(&f, "f", &src);
 	fixture_close(&f);
+	source_close(&src);
 }
 END_TEST
 
 /* --sparse finds holes by reading: the extractor never copies. */
 START_TEST(test_extract_file_sparse_not_copied)
 {
+	struct source src;
 	struct fixture f;
 	bool copied = true;
-	int in_fd;
 
+	source_open(&src);
 	fixture_open(&f, true);
-	in_fd = source_file(&f, "other bytes");
-	extract_one_file(&f, "g", "written", in_fd, &copied);
+	extract_one_file(&f, "g", &src, &copied);
 	ck_assert(!copied);
-	check_content(&f, "g", "written");
-	close(in_fd);
+	check_content(&f, "g", &src);
 	fixture_close(&f);
+	source_close(&src);
 }
 END_TEST
 
@@ -246,5 +287,6 @@ static Suite *extract_suite(void)
 
 int main(void)
 {
+	unit_require_dir("EROFS_TEST_DATA");
 	return unit_run(extract_suite());
 }

@@ -326,7 +326,7 @@ static void image_write(void)
 
 static void open_path(struct opened *o, const char *path, bool plain)
 {
-	struct erofs_open_opts opts = { .path = path, .plain_lookup = plain };
+	struct erofs_open_opts opts = { .path = path };
 	struct erofs_err err;
 	int ret;
 
@@ -334,6 +334,7 @@ static void open_path(struct opened *o, const char *path, bool plain)
 	ret = erofs_image_open(&o->img, &opts, &err);
 	ck_assert_msg(!ret, "open %s: %d %s", path, ret, err.msg);
 	ck_assert_int_eq(erofs_ctx_init(&o->ctx, o->img), 0);
+	erofs_ctx_set_plain_lookup(&o->ctx, plain);
 }
 
 static void close_opened(struct opened *o)
@@ -848,7 +849,7 @@ static void check_corrupt(struct table *t, uint64_t bad_pos,
 		ck_assert_msg(ret == -EFSCORRUPTED,
 			      "mode %u: walk gave %d", i, ret);
 		ck_assert_str_ne(mode[i].ctx.err.msg, "");
-		erofs_err_clear(&mode[i].ctx.err);
+		erofs_err_drop(&mode[i].ctx.err);
 		for (k = 0; k < 2 * t->n; k++) {
 			pos = k < t->n ? t->r[k].lstart : (k - t->n) * 4096;
 			if (pos >= t->size)
@@ -856,7 +857,7 @@ static void check_corrupt(struct table *t, uint64_t bad_pos,
 			ret = z_erofs_map(&mode[i].ctx, &ino[i], pos, &m);
 			if (ret) {
 				ck_assert_int_eq(ret, -EFSCORRUPTED);
-				erofs_err_clear(&mode[i].ctx.err);
+				erofs_err_drop(&mode[i].ctx.err);
 				res[i].corrupt++;
 				continue;
 			}

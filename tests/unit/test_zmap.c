@@ -359,7 +359,7 @@ static void expect_map_corrupt_at(int line, uint64_t pos)
 		      line, (unsigned long long)pos, ret, ctx.err.msg);
 	ck_assert_str_ne(ctx.err.msg, "");
 	ck_assert_uint_eq(ctx.err.nid, TEST_NID);
-	erofs_err_clear(&ctx.err);
+	erofs_err_drop(&ctx.err);
 }
 
 #define EXPECT_CORRUPT(pos) expect_map_corrupt_at(__LINE__, (pos))
@@ -433,7 +433,7 @@ START_TEST(test_full_lookback_zero)
 	ck_assert_int_eq(z_erofs_map(&ctx, &ino, 4 * BS, &m), -EFSCORRUPTED);
 	ck_assert_uint_eq(ctx.err.offset, full_rec(4) - image);
 	ck_assert_ptr_nonnull(strstr(ctx.err.msg, "lcluster 4"));
-	erofs_err_clear(&ctx.err);
+	erofs_err_drop(&ctx.err);
 	EXPECT(3 * BS, 2 * BS + 1000, 3 * BS + 2596, DEV(BLK(22), BS, LZ4),
 	       FULL);
 }
