@@ -623,13 +623,14 @@ static enum fsck_result check_inline(struct checker *ck,
 		res = check_result_of(manifest_add_inode(
 			ck->manifest, e->rel, e->rellen, inode,
 			ds.have_digest ? ds.digest : NULL, &xs.listed));
-	if (res == FSCK_OK && ck->x)
-		res = check_extract_inline(ck, e, loc, &ds, &xs, dir_state);
+	/* before extraction, which keeps a directory's xattrs for the end */
 	if (res == FSCK_OK && ck->tar && xattrs_ok &&
 	    (ds.target_ok || !S_ISLNK(inode->mode)))
 		res = check_result_of(tar_node(
 			ck->tar, e, ds.target_ok ? (const char *)w->buf : NULL,
 			&xs.listed));
+	if (res == FSCK_OK && ck->x)
+		res = check_extract_inline(ck, e, loc, &ds, &xs, dir_state);
 out:
 	xattr_list_release(&xs.listed);
 	return res;

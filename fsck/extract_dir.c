@@ -207,6 +207,9 @@ enum fsck_result extract_dir(struct extractor *x, const struct walk_entry *e,
 		res = x_dir_entry(x, e, loc, &d);
 		if (!fsck_result_goes_on(res))
 			return res;
+	} else {
+		/* output paths are DIR and the path below the start */
+		x->start_pathlen = e->pathlen;
 	}
 	xdir_set_meta(d, e->inode);
 	d->xl = *xl;

@@ -6,7 +6,8 @@
 # does not fit: fsck.erofs must exit 8 (operational error, no image
 # problem), name the file it could not write (its path in the image, and
 # "cannot write DIR/PATH: ..."), not leave that file behind, and keep what
-# it extracted before.
+# it extracted before. With --path=/sizes, DIR/PATH is the path below
+# /sizes.
 set -u
 # shellcheck source=testlib.sh
 . "${srcdir:-$(dirname "$0")}/testlib.sh"
@@ -19,7 +20,7 @@ if [ ! -f "$image" ]; then
 	image=$scratch/lz4hc-default.erofs
 	unpack "$srcdir/data/lz4hc-default.erofs.xz" "$image" || exit 99
 fi
-tap_plan 4
+tap_plan 5
 
 # check WHAT DIR STATUS ERRFILE: the verdict on one full extraction
 check()
@@ -53,6 +54,20 @@ for jobs in 1 4; do
 	)
 	check "RLIMIT_FSIZE, -j$jobs" "$out" $? "$scratch/err"
 done
+
+out=$scratch/fsize-path
+(
+	ulimit -f 256
+	timeout -k 5 "$FSCK_TIMEOUT" "$FSCK" --path=/sizes --extract="$out" \
+		--no-preserve-owner "$image" 2>"$scratch/err"
+)
+status=$?
+if [ $status -eq 8 ] && grep -qF "cannot write $out/size-" "$scratch/err"; then
+	tap_ok "RLIMIT_FSIZE, --path=/sizes: the message names DIR/size-*"
+else
+	tap_not_ok "RLIMIT_FSIZE, --path=/sizes: exit $status, not naming DIR/size-*" \
+		"$scratch/err"
+fi
 
 mkdir -p "$mnt"
 if [ "$(id -u)" -ne 0 ] || \

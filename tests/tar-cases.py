@@ -30,7 +30,9 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
     error naming it (8), and so is one that fills up (/dev/full);
  8. no privilege needed: as uid 65534 (when run as root), with the image
     on standard input, --tar=- succeeds and bsdtar -tv lists what --list
-    lists.
+    lists;
+ 9. --tar together with --extract=DIR writes the archive --tar alone
+    writes, the xattrs and default ACL of directories included.
 
 Environment: FSCK, srcdir, EROFS_TEST_DATA (unpacked images, optional).
 """
@@ -306,6 +308,21 @@ def check_ordinary_user(image, scratch):
         ("uid 65534" if ROOT else "this user"), bad)
 
 
+def check_with_extract(image, scratch):
+    rc, alone, err = tar_out([image])
+    archive = os.path.join(scratch, "with-extract.tar")
+    out_dir = os.path.join(scratch, "with-extract")
+    rc2, _, err2 = tarlib.run([FSCK, "--tar=" + archive,
+                               "--extract=" + out_dir, image])
+    with open(archive, "rb") as f:
+        both = f.read()
+    shutil.rmtree(out_dir, ignore_errors=True)
+    tap(rc == rc2 == 0 and both == alone,
+        "--tar with --extract=DIR writes the archive --tar alone writes",
+        ["exit %d/%d, %d bytes against %d" % (rc, rc2, len(both),
+                                              len(alone)), err, err2])
+
+
 def check_options(image):
     cases = [
         (["--tar=-", "--list"], 16, "--tar=-"),
@@ -350,6 +367,7 @@ def main():
         check_damaged(scratch.path)
         check_formats(images["plain"], scratch.path)
         check_options(images["plain"])
+        check_with_extract(images["plain"], scratch.path)
         check_ordinary_user(images["lz4hc"], scratch.path)
     return tap_end()
 
