@@ -24,7 +24,9 @@
 #include "xattr_list.h"
 
 static const struct fsck_loc loc = {
-	.label = "unit", .nid = EROFS_NO_NID, .offset = EROFS_NO_OFFSET,
+	.label = "unit",
+	.nid = EROFS_NO_NID,
+	.offset = EROFS_NO_OFFSET,
 };
 
 struct fixture {
@@ -167,8 +169,8 @@ static void source_open(struct source *src)
 	unit_fixture(file, sizeof(file), "plain.erofs");
 	opts.path = file;
 	erofs_err_clear(&err);
-	ck_assert_msg(!erofs_image_open(&src->img, &opts, &err), "%s: %s",
-		      file, err.msg);
+	ck_assert_msg(!erofs_image_open(&src->img, &opts, &err), "%s: %s", file,
+		      err.msg);
 	ck_assert_int_eq(erofs_ctx_init(&src->ctx, src->img), 0);
 	ck_assert(!erofs_lookup(&src->ctx, "/mixed.bin", &nid));
 	ck_assert_int_eq(erofs_read_inode(&src->ctx, nid, &src->inode), 0);
@@ -177,8 +179,8 @@ static void source_open(struct source *src)
 	src->len = src->map.llen < 8192 ? (size_t)src->map.llen : 8192;
 	src->data = malloc(src->len);
 	ck_assert_ptr_nonnull(src->data);
-	ck_assert_int_eq(erofs_extent_read(&src->ctx, &src->inode, &src->map,
-					   0, src->data, src->len),
+	ck_assert_int_eq(erofs_extent_read(&src->ctx, &src->inode, &src->map, 0,
+					   src->data, src->len),
 			 0);
 }
 
@@ -193,10 +195,9 @@ static void source_close(struct source *src)
 static void extract_one_file(struct fixture *f, const char *name,
 			     struct source *src, bool *copied)
 {
-	struct erofs_inode inode = { .nid = 3,
-				     .mode = S_IFREG | 0644,
-				     .size = src->len,
-				     .nlink = 1 };
+	struct erofs_inode inode = {
+		.nid = 3, .mode = S_IFREG | 0644, .size = src->len, .nlink = 1
+	};
 	struct walk_entry e = child(f, name, &inode);
 	struct xdir *dir;
 	int fd;
