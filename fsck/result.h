@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What one step of the command came to: checking an entry, writing it
- * out, listing it. The library speaks negative errno values with an error
- * record (erofs/error.h); fsck turns them into one of these where it calls
- * the library, and never returns an errno of its own.
+ * What one step of the command came to: checking an entry (check.c and
+ * the scheduling of files, task.c and pieces.c) or writing it out
+ * (extract.h). The library speaks negative errno values with an error
+ * record (erofs/error.h), and so do fsck's parts that only succeed or fail
+ * (the walk, the manifest, the archive, Android metadata): the checks turn
+ * those into one of these where they call them (check_result_of(), in
+ * check_internal.h), and give them back as an errno only to the worker
+ * pool and the walker, in one place (check_errno()).
  *
  * A problem in the image, or with one output file, is reported where it
  * is found and the run goes on (FSCK_REPORTED). Running out of memory is
