@@ -41,26 +41,16 @@ static char dst_path[64];
 
 static void fixture_open(struct fixture *f, const char *image, const char *path)
 {
-	struct erofs_open_opts opts = { 0 };
-	struct erofs_err err;
 	char file[512];
-	uint64_t nid;
 
 	unit_fixture(file, sizeof(file), image);
-	opts.path = file;
-	erofs_err_clear(&err);
-	ck_assert_msg(!erofs_image_open(&f->img, &opts, &err), "open %s: %s",
-		      file, err.msg);
-	ck_assert_int_eq(erofs_ctx_init(&f->ctx, f->img), 0);
-	ck_assert_msg(!erofs_lookup(&f->ctx, path, &nid), "%s: %s", path,
-		      f->ctx.err.msg);
-	ck_assert_int_eq(erofs_read_inode(&f->ctx, nid, &f->inode), 0);
+	unit_image_open(file, &f->img, &f->ctx);
+	unit_inode(&f->ctx, path, &f->inode);
 }
 
 static void fixture_close(struct fixture *f)
 {
-	erofs_ctx_fini(&f->ctx);
-	erofs_image_close(f->img);
+	unit_image_close(f->img, &f->ctx);
 }
 
 static int dst_open(void)

@@ -161,34 +161,25 @@ struct source {
 
 static void source_open(struct source *src)
 {
-	struct erofs_open_opts opts = { 0 };
-	struct erofs_err err;
 	char file[512];
-	uint64_t nid;
 
 	unit_fixture(file, sizeof(file), "plain.erofs");
-	opts.path = file;
-	erofs_err_clear(&err);
-	ck_assert_msg(!erofs_image_open(&src->img, &opts, &err), "%s: %s", file,
-		      err.msg);
-	ck_assert_int_eq(erofs_ctx_init(&src->ctx, src->img), 0);
-	ck_assert(!erofs_lookup(&src->ctx, "/mixed.bin", &nid));
-	ck_assert_int_eq(erofs_read_inode(&src->ctx, nid, &src->inode), 0);
+	unit_image_open(file, &src->img, &src->ctx);
+	unit_inode(&src->ctx, "/mixed.bin", &src->inode);
 	ck_assert(!erofs_map(&src->ctx, &src->inode, 0, &src->map));
 	ck_assert(erofs_extent_copyable(&src->map));
 	src->len = src->map.llen < 8192 ? (size_t)src->map.llen : 8192;
 	src->data = malloc(src->len);
 	ck_assert_ptr_nonnull(src->data);
-	ck_assert_int_eq(erofs_extent_read(&src->ctx, &src->inode, &src->map, 0,
-					   src->data, src->len),
+	ck_assert_int_eq(erofs_extent_read(&src->ctx, &src->inode, &src->map,
+					   0, src->data, src->len),
 			 0);
 }
 
 static void source_close(struct source *src)
 {
 	free(src->data);
-	erofs_ctx_fini(&src->ctx);
-	erofs_image_close(src->img);
+	unit_image_close(src->img, &src->ctx);
 }
 
 /* begin, create, copy or write, commit: the name comes only at the end. */

@@ -81,30 +81,18 @@ struct fixture {
 
 static void fixture_open(struct fixture *f, const char *path)
 {
-	struct erofs_open_opts opts = { .path = path };
-	struct erofs_err err;
-
-	erofs_err_clear(&err);
-	ck_assert_msg(!erofs_image_open(&f->img, &opts, &err),
-		      "open %s: %s", path, err.msg);
-	ck_assert_int_eq(erofs_ctx_init(&f->ctx, f->img), 0);
+	unit_image_open(path, &f->img, &f->ctx);
 }
 
 static void fixture_close(struct fixture *f)
 {
-	erofs_ctx_fini(&f->ctx);
-	erofs_image_close(f->img);
+	unit_image_close(f->img, &f->ctx);
 }
 
 static void fixture_inode(struct fixture *f, const char *path,
 			  struct erofs_inode *inode)
 {
-	uint64_t nid;
-
-	ck_assert_msg(!erofs_lookup(&f->ctx, path, &nid), "lookup %s: %s",
-		      path, f->ctx.err.msg);
-	ck_assert_msg(!erofs_read_inode(&f->ctx, nid, inode), "inode %s: %s",
-		      path, f->ctx.err.msg);
+	unit_inode(&f->ctx, path, inode);
 }
 
 #define MAX_XATTRS 80

@@ -9,6 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erofs/dir.h"
+#include "erofs/image.h"
+#include "erofs/inode.h"
+
 /* The exit status automake counts as a skipped test. */
 #define UNIT_SKIP 77
 
@@ -47,6 +51,38 @@ static inline void unit_data_path(char *buf, size_t len, const char *env,
 static inline void unit_fixture(char *buf, size_t len, const char *name)
 {
 	unit_data_path(buf, len, "EROFS_TEST_DATA", name);
+}
+
+/* Open the image at path with one reading context: the test fails if not. */
+static inline void unit_image_open(const char *path, struct erofs_image **img,
+				   struct erofs_ctx *ctx)
+{
+	struct erofs_open_opts opts = { .path = path };
+	struct erofs_err err;
+
+	erofs_err_clear(&err);
+	ck_assert_msg(!erofs_image_open(img, &opts, &err), "open %s: %s", path,
+		      err.msg);
+	ck_assert_int_eq(erofs_ctx_init(ctx, *img), 0);
+}
+
+static inline void unit_image_close(struct erofs_image *img,
+				    struct erofs_ctx *ctx)
+{
+	erofs_ctx_fini(ctx);
+	erofs_image_close(img);
+}
+
+/* The inode at path of an open image: the test fails if there is none. */
+static inline void unit_inode(struct erofs_ctx *ctx, const char *path,
+			      struct erofs_inode *inode)
+{
+	uint64_t nid;
+
+	ck_assert_msg(!erofs_lookup(ctx, path, &nid), "lookup %s: %s", path,
+		      ctx->err.msg);
+	ck_assert_msg(!erofs_read_inode(ctx, nid, inode), "inode %s: %s", path,
+		      ctx->err.msg);
 }
 
 /* Run one suite and turn its result into the process exit status. */
