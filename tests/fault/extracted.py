@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""extracted.py DIR MANIFEST: after an extraction that failed part way,
-check that every regular file in DIR is complete: its size and SHA-256 are
-those of the same path in MANIFEST (fsck.erofs --manifest of the image).
+"""extracted.py [--all] DIR MANIFEST: after an extraction that failed part
+way, check that every regular file in DIR is complete: its size and SHA-256
+are those of the same path in MANIFEST (fsck.erofs --manifest of the image).
 A truncated or short file left at its final name, or a stray file, is a
-file that looks complete but is not. Prints the problems; exit 1 if any."""
+file that looks complete but is not. With --all, after an extraction that
+succeeded, every regular file of MANIFEST must be in DIR as well. Prints
+the problems; exit 1 if any."""
 import hashlib
 import os
 import sys
@@ -16,7 +18,11 @@ def escape(path):
 
 
 def main():
-    top, manifest = os.fsencode(sys.argv[1]), sys.argv[2]
+    args = sys.argv[1:]
+    every = args[0] == "--all"
+    if every:
+        args = args[1:]
+    top, manifest = os.fsencode(args[0]), args[1]
     want = {}
     with open(manifest) as f:
         for line in f:
@@ -24,12 +30,14 @@ def main():
             if field[1] == "f":
                 want[field[0]] = (int(field[5]), field[7])
     bad = []
+    seen = set()
     for root, _, files in os.walk(top):
         for name in files:
             path = os.path.join(root, name)
             if os.path.islink(path) or not os.path.isfile(path):
                 continue
             rel = escape(os.path.relpath(path, top))
+            seen.add(rel)
             with open(path, "rb") as f:
                 data = f.read()
             got = (len(data), hashlib.sha256(data).hexdigest())
@@ -38,6 +46,8 @@ def main():
             elif got != want[rel]:
                 bad.append("%s: %d bytes, not the %d bytes of the image" %
                            (rel, got[0], want[rel][0]))
+    if every:
+        bad += ["%s: missing" % rel for rel in sorted(want.keys() - seen)]
     for line in bad[:10]:
         print(line)
     sys.exit(1 if bad else 0)
