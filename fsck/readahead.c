@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "cost.h"
 #include "erofs/data.h"
 #include "erofs/fragments.h"
 #include "erofs/image.h"
@@ -84,8 +83,7 @@ static int prefetch_queue(struct readahead *ra, const struct erofs_map *map)
 	if (!arg)
 		return 0;
 	*arg = *map;
-	ret = erofs_pool_submit(ra->pool, prefetch_run, arg,
-				cost_extent(map, map->llen));
+	ret = erofs_pool_submit_ahead(ra->pool, prefetch_run, arg);
 	if (ret)
 		free(arg);
 	return ret;
@@ -108,6 +106,35 @@ static int readahead_error(struct readahead *ra, struct report *rep,
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * The extents of [off, end) that read-ahead has passed already: keep them
+ * cached until the file reads them, or decode them again ahead of it if
+ * they were evicted (dedupe points fragments back at earlier ones). Only
+ * a window's worth: the cache would not keep more for the file.
+ */
+static int readahead_behind(struct readahead *ra, uint64_t off, uint64_t end,
+			    struct report *rep, const struct fsck_loc *loc)
+{
+	const struct erofs_inode *packed = &ra->ctx->img->packed;
+	struct erofs_map map;
+	int ret;
+
+	while (off < end) {
+		ret = erofs_map(ra->ctx, packed, off, &map);
+		if (ret < 0 || map.la + map.llen <= off) {
+			ra->window = 0;
+			return readahead_error(ra, rep, loc, ret);
+		}
+		if (!erofs_frag_want(ra->ctx->img, &map)) {
+			ret = prefetch_queue(ra, &map);
+			if (ret)
+				return ret;
+		}
+		off = map.la + map.llen;
+	}
+	return 0;
+}
+
 int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 		   struct report *rep, const struct fsck_loc *loc)
 {
@@ -123,6 +150,15 @@ int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 	if (off > ra->next + ra->window)
 		ra->next = off;
 	end = off + (len < packed->size - off ? len : packed->size - off);
+	if (off < ra->next) {
+		uint64_t behind = end < ra->next ? end : ra->next;
+
+		if (behind - off > ra->window)
+			behind = off + ra->window;
+		ret = readahead_behind(ra, off, behind, rep, loc);
+		if (ret || !ra->window)
+			return ret;
+	}
 	while (ra->next < packed->size) {
 		ret = erofs_map(ra->ctx, packed, ra->next, &map);
 		if (ret < 0 || map.la + map.llen <= ra->next) {

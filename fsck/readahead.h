@@ -10,7 +10,10 @@
  * extents from that file's fragment up to a window ahead of it, in offset
  * order: mkfs.erofs lays fragments out in about the order the files are
  * walked, so the pool decodes the next extents concurrently while earlier
- * files copy out of the ones already decoded. The window is at most 3/8
+ * files copy out of the ones already decoded. Prefetches go ahead of the
+ * queued files (erofs_pool_submit_ahead): a worker decodes what is still
+ * to decode before it takes files, which would otherwise wait for the
+ * extent another worker is decoding. The window is at most 3/8
  * of the cache's budget, so that what is decoded ahead stays cached until
  * its files read it, and so do extents that later files read again. A
  * prefetch never reports: an extent that fails stays in the cache as
@@ -45,8 +48,10 @@ void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
 
 /*
  * The walker meets inode, at loc: queue the packed extents from its
- * fragment to the window past it; a read error while mapping them is
- * reported at loc into rep. 0, or the errno that stops the run.
+ * fragment to the window past it; those of its fragment that read-ahead
+ * passed already are kept cached for it, or queued again if they were
+ * evicted. A read error while mapping them is reported at loc into rep.
+ * 0, or the errno that stops the run.
  */
 int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 		   struct report *rep, const struct fsck_loc *loc);

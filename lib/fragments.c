@@ -470,6 +470,23 @@ int erofs_frag_prefetch(struct erofs_ctx *ctx, const struct erofs_map *map)
 	return ret;
 }
 
+bool erofs_frag_want(struct erofs_image *img, const struct erofs_map *map)
+{
+	struct erofs_frag_cache *fc = img->frag_cache;
+	struct frag_entry *e;
+
+	if (!fc || !frag_cacheable(fc, map))
+		return false;
+	pthread_mutex_lock(&fc->lock);
+	e = frag_find(fc, map->la);
+	if (e) {
+		lru_unlink(e);
+		lru_push(fc, e);
+	}
+	pthread_mutex_unlock(&fc->lock);
+	return e != NULL;
+}
+
 bool erofs_frag_decoded(struct erofs_image *img, const struct erofs_map *map)
 {
 	struct erofs_frag_cache *fc = img->frag_cache;

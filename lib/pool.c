@@ -2,7 +2,9 @@
 /*
  * A worker pool that hands work over in batches: one lock round-trip per
  * batch of tasks, a bounded queue of batches, batches recycled through a
- * free list so that steady state allocates nothing.
+ * free list so that steady state allocates nothing. Tasks queued ahead
+ * wait in a list of their own, which workers empty before they take a
+ * batch.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +18,11 @@
 struct pool_task {
 	erofs_task_fn fn;
 	void *arg;
+};
+
+struct pool_ahead {
+	struct pool_ahead *next;
+	struct pool_task task;
 };
 
 struct pool_batch {
@@ -33,7 +40,9 @@ struct erofs_pool {
 	pthread_cond_t space;	/* a queue slot was freed */
 	pthread_cond_t idle;	/* nothing queued and nothing running */
 	struct pool_batch *head, *tail, *free_list;
-	unsigned int queued;
+	struct pool_ahead *ahead_head, *ahead_tail;
+	unsigned int queued;		/* batches */
+	unsigned int queued_ahead;
 	unsigned int running;
 	bool producer_waits;	/* for space */
 	bool shutdown;
@@ -67,18 +76,48 @@ void erofs_pool_cancel(struct erofs_pool *pool, int error)
 	set_error(pool, error);
 }
 
+static void run_task(struct erofs_pool *pool, void *worker,
+		     const struct pool_task *t)
+{
+	int ret = t->fn(worker, t->arg);
+
+	if (ret)
+		set_error(pool, ret);
+}
+
 static void run_batch(struct erofs_pool *pool, void *worker,
 		      struct pool_batch *b)
 {
 	unsigned int i;
 
-	for (i = 0; i < b->count; i++) {
-		int ret = b->tasks[i].fn(worker, b->tasks[i].arg);
-
-		if (ret)
-			set_error(pool, ret);
-	}
+	for (i = 0; i < b->count; i++)
+		run_task(pool, worker, &b->tasks[i]);
 	b->count = 0;
+}
+
+/* With the lock held: nothing queued and nothing running any more? */
+static void task_finished(struct erofs_pool *pool)
+{
+	pool->running--;
+	if (!pool->queued && !pool->queued_ahead && !pool->running)
+		pthread_cond_broadcast(&pool->idle);
+}
+
+/* With the lock held, which it drops while the task runs. */
+static void run_ahead(struct erofs_pool *pool, void *worker)
+{
+	struct pool_ahead *a = pool->ahead_head;
+
+	pool->ahead_head = a->next;
+	if (!pool->ahead_head)
+		pool->ahead_tail = NULL;
+	pool->queued_ahead--;
+	pool->running++;
+	pthread_mutex_unlock(&pool->lock);
+	run_task(pool, worker, &a->task);
+	free(a);
+	pthread_mutex_lock(&pool->lock);
+	task_finished(pool);
 }
 
 static void *worker_main(void *arg)
@@ -92,8 +131,12 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct pool_batch *b;
 
-		while (!pool->head && !pool->shutdown)
+		while (!pool->ahead_head && !pool->head && !pool->shutdown)
 			pthread_cond_wait(&pool->work, &pool->lock);
+		if (pool->ahead_head) {
+			run_ahead(pool, worker);
+			continue;
+		}
 		b = pool->head;
 		if (!b)
 			break;
@@ -114,9 +157,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&pool->lock);
 		b->next = pool->free_list;
 		pool->free_list = b;
-		pool->running--;
-		if (!pool->queued && !pool->running)
-			pthread_cond_broadcast(&pool->idle);
+		task_finished(pool);
 	}
 	pthread_mutex_unlock(&pool->lock);
 	return NULL;
@@ -263,12 +304,42 @@ int erofs_pool_submit(struct erofs_pool *pool, erofs_task_fn fn, void *arg,
 	return 0;
 }
 
+int erofs_pool_submit_ahead(struct erofs_pool *pool, erofs_task_fn fn,
+			    void *arg)
+{
+	int ret = __atomic_load_n(&pool->error, __ATOMIC_RELAXED);
+	struct pool_ahead *a;
+
+	if (ret)
+		return ret;
+	if (!pool->cfg.threads)
+		return erofs_pool_submit(pool, fn, arg, 0);
+	a = malloc(sizeof(*a));
+	if (!a) {
+		set_error(pool, -ENOMEM);
+		return -ENOMEM;
+	}
+	a->next = NULL;
+	a->task.fn = fn;
+	a->task.arg = arg;
+	pthread_mutex_lock(&pool->lock);
+	if (pool->ahead_tail)
+		pool->ahead_tail->next = a;
+	else
+		pool->ahead_head = a;
+	pool->ahead_tail = a;
+	pool->queued_ahead++;
+	pthread_cond_signal(&pool->work);
+	pthread_mutex_unlock(&pool->lock);
+	return 0;
+}
+
 int erofs_pool_wait(struct erofs_pool *pool)
 {
 	if (pool->cfg.threads) {
 		erofs_pool_flush(pool);
 		pthread_mutex_lock(&pool->lock);
-		while (pool->queued || pool->running)
+		while (pool->queued || pool->queued_ahead || pool->running)
 			pthread_cond_wait(&pool->idle, &pool->lock);
 		pthread_mutex_unlock(&pool->lock);
 	}

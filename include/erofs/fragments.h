@@ -73,6 +73,15 @@ int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 int erofs_frag_prefetch(struct erofs_ctx *ctx, const struct erofs_map *map);
 
 /*
+ * A reader of map, an extent of the packed inode, is on its way: if the
+ * cache holds the extent or is decoding it, make it the most recently
+ * used, so that read-ahead does not evict it first, and return true.
+ * False when the reader would have to decode it (or it is not cached at
+ * all): read-ahead may then queue its decode.
+ */
+bool erofs_frag_want(struct erofs_image *img, const struct erofs_map *map);
+
+/*
  * Since the cache was created (even if evicted since), has the packed-
  * inode extent map been decoded soundly into it, or found corrupt by a
  * reader, which got the error? A checker of the packed inode need not

@@ -54,6 +54,17 @@ int erofs_pool_create(struct erofs_pool **out,
 int erofs_pool_submit(struct erofs_pool *pool, erofs_task_fn fn, void *arg,
 		      uint64_t cost);
 
+/*
+ * Queue a task ahead of every batch: a worker that looks for work takes
+ * these first, in the order they were queued. For work that later tasks
+ * depend on (decoding what files will read), so that it runs before the
+ * tasks that would otherwise wait for it. It is not batched and does not
+ * wait for queue space: the caller bounds how many it queues. Errors and
+ * stopping as for erofs_pool_submit.
+ */
+int erofs_pool_submit_ahead(struct erofs_pool *pool, erofs_task_fn fn,
+			    void *arg);
+
 /* Hand over the partly filled batch now. */
 int erofs_pool_flush(struct erofs_pool *pool);
 

@@ -493,6 +493,89 @@ START_TEST(test_prefetch)
 }
 END_TEST
 
+#define WANT_EXTENTS 4096
+
+/* The first (up to max) extents of the packed inode the cache may hold. */
+static unsigned int cacheable_extents(struct erofs_ctx *ctx,
+				      struct erofs_map *maps, unsigned int max)
+{
+	const struct erofs_inode *packed = &ctx->img->packed;
+	unsigned int n = 0;
+	uint64_t pos = 0;
+
+	while (pos < packed->size && n < max) {
+		ck_assert_int_eq(erofs_map(ctx, packed, pos, &maps[n]), 0);
+		pos = maps[n].la + maps[n].llen;
+		if (maps[n].fmt < EROFS_FMT_SHIFTED &&
+		    maps[n].loc != EROFS_LOC_HOLE)
+			n++;
+	}
+	return n;
+}
+
+/* Read a byte of m: did the cache have to decode it again? */
+static bool read_decodes(struct erofs_ctx *ctx, const struct erofs_map *m)
+{
+	struct erofs_frag_stats before, after;
+	uint8_t byte;
+
+	erofs_frag_cache_stats(ctx->img, &before);
+	ck_assert_int_eq(erofs_frag_read(ctx, &ctx->img->packed, m->la, &byte,
+					 1),
+			 0);
+	erofs_frag_cache_stats(ctx->img, &after);
+	return after.decodes > before.decodes;
+}
+
+/*
+ * A reader announced with erofs_frag_want keeps its extent from being the
+ * next one evicted: with the cache full of extents decoded in order, the
+ * oldest, once wanted, outlives the second oldest.
+ */
+START_TEST(test_want)
+{
+	static struct erofs_map maps[WANT_EXTENTS];
+	struct erofs_frag_stats st;
+	struct erofs_image *img;
+	struct erofs_ctx ctx;
+	struct erofs_err err;
+	uint64_t budget = 0, held = 0;
+	unsigned int n, i, full;
+	char path[512];
+
+	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
+	img = image_open(path);
+	ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
+	n = cacheable_extents(&ctx, maps, WANT_EXTENTS);
+	for (i = 0; i < n; i++)
+		if (4 * maps[i].llen > budget)
+			budget = 4 * maps[i].llen;
+	erofs_err_clear(&err);
+	ck_assert_int_eq(erofs_frag_cache_create(img, (size_t)budget, &err),
+			 0);
+	ck_assert(!erofs_frag_want(img, &maps[0]));
+	for (full = 0; full < n && held + maps[full].llen <= budget; full++) {
+		ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[full]), 1);
+		held += maps[full].llen;
+	}
+	ck_assert_uint_ge(full, 2);
+	ck_assert_uint_lt(full, n);
+	ck_assert(erofs_frag_want(img, &maps[0]));
+	/* decode on until something is evicted */
+	for (i = full; i < n; i++) {
+		ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[i]), 1);
+		erofs_frag_cache_stats(img, &st);
+		if (st.evictions)
+			break;
+	}
+	ck_assert_uint_lt(i, n);
+	ck_assert(!read_decodes(&ctx, &maps[0]));
+	ck_assert(read_decodes(&ctx, &maps[1]));
+	erofs_ctx_fini(&ctx);
+	erofs_image_close(img);
+}
+END_TEST
+
 static Suite *fragments_suite(void)
 {
 	Suite *s = suite_create("fragments");
@@ -504,6 +587,7 @@ static Suite *fragments_suite(void)
 	tcase_add_test(tc, test_no_cache_without_fragments);
 	tcase_add_test(tc, test_damaged_packed);
 	tcase_add_test(tc, test_prefetch);
+	tcase_add_test(tc, test_want);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The worker pool: every task once, back-pressure, errors, shutdown. */
+/*
+ * The worker pool: every task once, back-pressure, errors, shutdown, and
+ * tasks queued ahead of the batches.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -87,6 +90,14 @@ static int gated_task(void *worker, void *arg)
 	return count_task(worker, arg);
 }
 
+static void open_gate(void)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
 static void *producer(void *arg)
 {
 	struct erofs_pool *pool = arg;
@@ -121,14 +132,91 @@ START_TEST(test_back_pressure)
 	usleep(200000);
 	/* 2 running + 1 queued + 1 being flushed, not the 1000 submitted */
 	ck_assert_uint_le(__atomic_load_n(&submitted, __ATOMIC_SEQ_CST), 4);
-	pthread_mutex_lock(&gate_lock);
-	gate_open = true;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	open_gate();
 	pthread_join(thread, NULL);
 	ck_assert_int_eq(erofs_pool_wait(pool), 0);
 	for (i = 0; i < 1000; i++)
 		ck_assert_uint_eq(runs[i], 1);
+	erofs_pool_destroy(pool);
+}
+END_TEST
+
+static uintptr_t order[16];
+static unsigned int ordered;
+static bool gate_reached;
+
+static int ordered_task(void *worker, void *arg)
+{
+	order[__atomic_fetch_add(&ordered, 1, __ATOMIC_SEQ_CST)] =
+		(uintptr_t)arg;
+	return count_task(worker, arg);
+}
+
+static int first_gated_task(void *worker, void *arg)
+{
+	__atomic_store_n(&gate_reached, true, __ATOMIC_SEQ_CST);
+	return gated_task(worker, arg);
+}
+
+/*
+ * The only worker is held in a task while three batches and then three
+ * tasks ahead are queued: once it is let go, it runs the tasks ahead
+ * first, in their order, then the batches; wait covers both.
+ */
+START_TEST(test_ahead_first)
+{
+	struct erofs_pool_config cfg = { .threads = 1, .batch_cost = 1 };
+	struct erofs_pool *pool;
+	uintptr_t i;
+
+	memset(runs, 0, sizeof(runs));
+	ordered = 0;
+	gate_open = gate_reached = false;
+	ck_assert_int_eq(erofs_pool_create(&pool, &cfg, &ops), 0);
+	ck_assert_int_eq(erofs_pool_submit(pool, first_gated_task,
+					   (void *)0, 1),
+			 0);
+	while (!__atomic_load_n(&gate_reached, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	for (i = 1; i <= 3; i++)
+		ck_assert_int_eq(erofs_pool_submit(pool, ordered_task,
+						   (void *)i, 1),
+				 0);
+	for (i = 4; i <= 6; i++)
+		ck_assert_int_eq(erofs_pool_submit_ahead(pool, ordered_task,
+							 (void *)i),
+				 0);
+	open_gate();
+	ck_assert_int_eq(erofs_pool_wait(pool), 0);
+	ck_assert_uint_eq(ordered, 6);
+	for (i = 0; i < 3; i++) {
+		ck_assert_uint_eq(order[i], 4 + i);
+		ck_assert_uint_eq(order[3 + i], 1 + i);
+	}
+	for (i = 0; i <= 6; i++)
+		ck_assert_uint_eq(runs[i], 1);
+	erofs_pool_destroy(pool);
+}
+END_TEST
+
+/* Without threads a task ahead runs at once; a stopped run refuses it. */
+START_TEST(test_ahead_inline)
+{
+	struct erofs_pool_config cfg = { .threads = 0 };
+	struct erofs_pool *pool;
+
+	memset(runs, 0, sizeof(runs));
+	ordered = 0;
+	ck_assert_int_eq(erofs_pool_create(&pool, &cfg, &ops), 0);
+	ck_assert_int_eq(erofs_pool_submit_ahead(pool, ordered_task,
+						 (void *)7),
+			 0);
+	ck_assert_uint_eq(runs[7], 1);
+	erofs_pool_cancel(pool, -EIO);
+	ck_assert_int_eq(erofs_pool_submit_ahead(pool, ordered_task,
+						 (void *)8),
+			 -EIO);
+	ck_assert_uint_eq(runs[8], 0);
 	erofs_pool_destroy(pool);
 }
 END_TEST
@@ -195,6 +283,8 @@ static Suite *pool_suite(void)
 	tcase_add_test(tc, test_back_pressure);
 	tcase_add_loop_test(tc, test_error_stops_run, 0, 5);
 	tcase_add_test(tc, test_cancel);
+	tcase_add_test(tc, test_ahead_first);
+	tcase_add_test(tc, test_ahead_inline);
 	suite_add_tcase(s, tc);
 	return s;
 }
