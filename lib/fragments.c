@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "erofs/data.h"
 #include "erofs/fragments.h"
@@ -61,9 +62,30 @@ struct erofs_frag_cache {
 	struct erofs_frag_stats st;
 };
 
+/*
+ * Decoded extents are mapped, not malloc'ed: they are large, and threads
+ * free what others allocated, so malloc's arenas would keep their memory
+ * after eviction (at -j2 on 1 MiB pclusters, peak RSS stood up to 35 MiB
+ * above the cache's budget and the threads' buffers).
+ */
+static uint8_t *entry_data_alloc(uint64_t len)
+{
+	void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void entry_data_free(struct frag_entry *e)
+{
+	if (e->data)
+		munmap(e->data, (size_t)e->llen);
+	e->data = NULL;
+}
+
 static void entry_free(struct frag_entry *e)
 {
-	free(e->data);
+	entry_data_free(e);
 	free(e);
 }
 
@@ -239,7 +261,7 @@ static struct frag_entry *frag_insert(struct erofs_frag_cache *fc,
 	unsigned int h = frag_hash(map->la);
 
 	if (e)
-		e->data = malloc((size_t)map->llen);
+		e->data = map->llen ? entry_data_alloc(map->llen) : NULL;
 	if (!e || !e->data) {
 		free(e);
 		return NULL;
@@ -297,8 +319,7 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		e->failed = true;
 		if (ret != -ENOMEM) {
 			e->err = sub->err;
-			free(e->data);
-			e->data = NULL;
+			entry_data_free(e);
 		} else {
 			frag_remove(fc, e);
 		}
