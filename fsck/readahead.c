@@ -36,6 +36,7 @@ void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
 	ra->ctx = ctx;
 	ra->pool = pool;
 	ra->next = 0;
+	ra->kept_la = ra->kept_end = 0;
 	ra->window = 0;
 	erofs_frag_cache_stats(ctx->img, &st);
 	if (ctx->img->frag_cache && erofs_pool_threads(pool))
@@ -107,30 +108,49 @@ static int readahead_error(struct readahead *ra, struct report *rep,
 }
 
 /*
+ * Map the packed inode at pos: 1, or (read-ahead stopping) 0 or the errno
+ * that stops the run.
+ */
+static int readahead_map(struct readahead *ra, uint64_t pos,
+			 struct erofs_map *map, struct report *rep,
+			 const struct fsck_loc *loc)
+{
+	int ret = erofs_map(ra->ctx, &ra->ctx->img->packed, pos, map);
+
+	if (ret >= 0 && map->la + map->llen > pos)
+		return 1;
+	ra->window = 0;
+	return readahead_error(ra, rep, loc, ret);
+}
+
+/*
  * The extents of [off, end) that read-ahead has passed already: keep them
  * cached until the file reads them, or decode them again ahead of it if
  * they were evicted (dedupe points fragments back at earlier ones). Only
- * a window's worth: the cache would not keep more for the file.
+ * a window's worth: the cache would not keep more for the file. Files in
+ * a row share extents: the one kept last is not mapped or kept again.
  */
 static int readahead_behind(struct readahead *ra, uint64_t off, uint64_t end,
 			    struct report *rep, const struct fsck_loc *loc)
 {
-	const struct erofs_inode *packed = &ra->ctx->img->packed;
 	struct erofs_map map;
 	int ret;
 
 	while (off < end) {
-		ret = erofs_map(ra->ctx, packed, off, &map);
-		if (ret < 0 || map.la + map.llen <= off) {
-			ra->window = 0;
-			return readahead_error(ra, rep, loc, ret);
+		if (off >= ra->kept_la && off < ra->kept_end) {
+			off = ra->kept_end;
+			continue;
 		}
+		ret = readahead_map(ra, off, &map, rep, loc);
+		if (ret <= 0)
+			return ret;
 		if (!erofs_frag_want(ra->ctx->img, &map)) {
 			ret = prefetch_queue(ra, &map);
 			if (ret)
 				return ret;
 		}
-		off = map.la + map.llen;
+		ra->kept_la = map.la;
+		ra->kept_end = off = map.la + map.llen;
 	}
 	return 0;
 }
@@ -160,11 +180,9 @@ int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 			return ret;
 	}
 	while (ra->next < packed->size) {
-		ret = erofs_map(ra->ctx, packed, ra->next, &map);
-		if (ret < 0 || map.la + map.llen <= ra->next) {
-			ra->window = 0;
-			return readahead_error(ra, rep, loc, ret);
-		}
+		ret = readahead_map(ra, ra->next, &map, rep, loc);
+		if (ret <= 0)
+			return ret;
 		/* what the file needs, then whole extents within the window */
 		if (map.la >= end && map.la + map.llen - end > ra->window)
 			break;

@@ -36,6 +36,7 @@ struct readahead {
 	struct erofs_pool *pool;
 	uint64_t window;		/* bytes queued ahead; 0: off */
 	uint64_t next;			/* packed offset not yet queued */
+	uint64_t kept_la, kept_end;	/* the extent last kept for a file */
 };
 
 /*
