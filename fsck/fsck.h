@@ -23,6 +23,7 @@ struct fsck_cfg {
 	bool sparse;  /* --sparse */
 	const char *tar;		/* --tar=FILE, "-": standard output */
 	const char *format;		/* --format, for --tar */
+	const char *compare;		/* --compare=DIR */
 	int preserve_owner;		/* -1: as root only */
 	int preserve_perms;		/* -1: as root only */
 	bool xattrs;			/* --xattrs */

@@ -11,6 +11,7 @@
 
 #include "android.h"
 #include "check.h"
+#include "compare.h"
 #include "cost.h"
 #include "erofs/dir.h"
 #include "erofs/fragments.h"
@@ -20,6 +21,7 @@
 #include "fsck.h"
 #include "interrupt.h"
 #include "json.h"
+#include "list.h"
 #include "manifest.h"
 #include "options.h"
 #include "progress.h"
@@ -28,6 +30,7 @@
 #include "spool.h"
 #include "strbuf.h"
 #include "tar.h"
+#include "visit.h"
 #include "walk.h"
 
 /* The rules of --include, --exclude and --files-from. */
@@ -183,9 +186,36 @@ static bool is_root(void)
 	return geteuid() == 0;
 }
 
+/* Is the start of the walk a directory (else DIR names a file)? */
+static bool start_is_dir(struct erofs_ctx *ctx, const struct walk_opts *wo)
+{
+	struct erofs_inode start;
+
+	/* the walk reads the start again, and reports what fails */
+	if (!erofs_read_inode(ctx, wo->start_nid, &start))
+		return S_ISDIR(start.mode);
+	erofs_err_drop(&ctx->err);
+	return true;
+}
+
+static int open_compare(const struct fsck_cfg *cfg, struct report *rep,
+			struct erofs_ctx *ctx, const struct walk_opts *wo,
+			struct outputs *outs)
+{
+	struct compare_opts o = {
+		.dir = cfg->compare,
+		.xattrs = cfg->xattrs,
+		.selecting = select_active(&select_rules),
+		.start_is_dir = start_is_dir(ctx, wo),
+	};
+
+	return compare_add_output(outs, &o, rep);
+}
+
 static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 			  struct erofs_ctx *ctx, const struct walk_opts *wo,
-			  unsigned int threads, struct extractor **x)
+			  unsigned int threads, struct outputs *outs,
+			  struct extractor **x)
 {
 	struct extract_opts o = {
 		.dir = cfg->extract_dir,
@@ -200,33 +230,34 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 		.sparse = cfg->sparse,
 		.threads = threads,
 	};
-	struct erofs_inode start;
-	bool is_dir = true;
 
 	o.umask = umask(0);
 	umask(o.umask);
-	/* the walk reads the start again, and reports what fails */
-	if (!erofs_read_inode(ctx, wo->start_nid, &start))
-		is_dir = S_ISDIR(start.mode);
-	else
-		erofs_err_drop(&ctx->err);
-	return extract_open(x, &o, rep, is_dir) == FSCK_OK ? 0 : rep->fatal;
+	if (extract_open(x, &o, rep, start_is_dir(ctx, wo)) != FSCK_OK)
+		return rep->fatal;
+	outputs_add(outs, &extract_output, *x,
+		    OUT_CREATES | OUT_DATA | (cfg->xattrs ? OUT_XATTRS : 0));
+	return 0;
 }
 
 static int open_android(const struct fsck_cfg *cfg, struct report *rep,
-			struct android **android)
+			struct outputs *outs)
 {
 	struct android_opts o = {
 		.fs_config = cfg->fs_config,
 		.file_contexts = cfg->file_contexts,
 		.mount_point = cfg->mount_point,
 	};
+	struct android *android;
+	int ret = android_open(&android, &o, rep);
 
-	return android_open(android, &o, rep);
+	if (!ret)
+		outputs_add(outs, &android_output, android, 0);
+	return ret;
 }
 
 static int open_tar(const struct fsck_cfg *cfg, struct report *rep,
-		    struct tar_writer **tw)
+		    struct outputs *outs)
 {
 	struct tar_opts o = {
 		.file = cfg->tar,
@@ -234,7 +265,54 @@ static int open_tar(const struct fsck_cfg *cfg, struct report *rep,
 		.sparse = cfg->sparse,
 	};
 
-	return tar_open(tw, &o, rep);
+	return tar_add_output(outs, &o, rep);
+}
+
+static int open_manifest(struct report *rep, struct outputs *outs)
+{
+	struct manifest *manifest = manifest_new(stdout);
+
+	if (!manifest) {
+		report_nomem(rep, NULL);
+		return -ENOMEM;
+	}
+	outputs_add(outs, &manifest_output, manifest,
+		    OUT_XATTRS | OUT_DIGEST);
+	return 0;
+}
+
+static int open_list(struct report *rep, struct outputs *outs)
+{
+	if (!list_add_output(outs, stdout, rep))
+		return 0;
+	report_nomem(rep, NULL);
+	return -ENOMEM;
+}
+
+/*
+ * The outputs the options ask for, in the order they take from each
+ * other's work (output.h); x: the extractor, for its statistics.
+ */
+static int open_outputs(const struct fsck_cfg *cfg, struct report *rep,
+			struct erofs_ctx *ctx, const struct walk_opts *wo,
+			unsigned int threads, struct outputs *outs,
+			struct extractor **x)
+{
+	int ret = 0;
+
+	if (cfg->fs_config || cfg->file_contexts)
+		ret = open_android(cfg, rep, outs);
+	if (!ret && cfg->list)
+		ret = open_list(rep, outs);
+	if (!ret && cfg->manifest)
+		ret = open_manifest(rep, outs);
+	if (!ret && cfg->compare)
+		ret = open_compare(cfg, rep, ctx, wo, outs);
+	if (!ret && cfg->tar)
+		ret = open_tar(cfg, rep, outs);
+	if (!ret && cfg->extract_dir)
+		ret = open_extractor(cfg, rep, ctx, wo, threads, outs, x);
+	return ret;
 }
 
 static int make_pool(struct checker *ck, struct report *rep,
@@ -284,6 +362,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 	struct walk_stats stats = { 0 };
 	struct progress *progress = NULL;
 	struct selector sel;
+	bool complete;
 	int ret, err;
 
 	if (want_progress(ck->cfg)) {
@@ -300,12 +379,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 	err = checker_finish(ck);
 	if (!ret && !err && !ck->stopped)
 		ret = check_packed_rest(ck);
-	if (ck->x)
-		extract_finish(ck->x, ret || err || ck->stopped || rep->fatal);
-	if (ck->tar && tar_finish(ck->tar, rep,
-				  !(ret || err || ck->stopped || rep->fatal ||
-				    interrupted())) &&
-	    !ret)
+	complete = !(ret || err || ck->stopped || rep->fatal || interrupted());
+	if (outputs_finish(ck->outs, rep, complete) != FSCK_OK && !ret)
 		ret = -EIO;
 	res->walked = true;
 	res->stats = ck->stats;
@@ -313,15 +388,6 @@ static int walk_image(struct checker *ck, struct report *rep,
 	if (selecting && !ret && !err && !interrupted() &&
 	    select_report_missing(&sel, rep, wo->base) < 0)
 		report_nomem(rep, NULL);
-	if (!ret && !err && ck->manifest && !interrupted()) {
-		ret = manifest_print(ck->manifest);
-		if (ret == -ENOMEM)
-			report_fatal(rep, "%s: out of memory while %s",
-				     rep->image, "writing the manifest");
-		else if (ret < 0)
-			report_fatal(rep, "cannot write the manifest: %s",
-				     strerror(-ret));
-	}
 	if (!ret && !err)
 		print_summary(ck, rep, &stats);
 	rep->progress = NULL;
@@ -362,16 +428,14 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 {
 	unsigned int threads = cost_threads(cfg, img, image_bytes(img),
 					    res->jobs);
-	struct manifest *manifest = NULL;
+	struct outputs outs = { .n = 0 };
 	struct extractor *x = NULL;
-	struct android *android = NULL;
-	struct tar_writer *tw = NULL;
 	struct erofs_pool *pool = NULL;
 	struct walk_opts wo;
 	struct erofs_ctx ctx;
 	struct checker ck;
 	char *base = NULL;
-	int ret, err;
+	int ret;
 
 	ret = set_frag_cache_budget(rep, img);
 	if (ret < 0)
@@ -382,33 +446,23 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 			     strerror(-ret));
 		return ret;
 	}
-	if (cfg->manifest && !(manifest = manifest_new(stdout))) {
-		report_nomem(rep, NULL);
-		ret = -ENOMEM;
-		goto out;
-	}
 	if (cfg->digests && img->ishare_prefix_id < 0)
 		report_warning(rep, NULL, "%s records no inode digests",
 			       cfg->image);
 	ret = choose_start(&ctx, rep, cfg, &wo, &base);
-	if (!ret && cfg->extract_dir)
-		ret = open_extractor(cfg, rep, &ctx, &wo, threads, &x);
-	if (!ret && (cfg->fs_config || cfg->file_contexts))
-		ret = open_android(cfg, rep, &android);
-	if (!ret && cfg->tar)
-		ret = open_tar(cfg, rep, &tw);
+	if (!ret)
+		ret = open_outputs(cfg, rep, &ctx, &wo, threads, &outs, &x);
 	if (ret)
 		goto out;
-	checker_init(&ck, &ctx, rep, cfg, manifest, x,
-		     cfg->list ? stdout : NULL);
-	ck.android = android;
-	ck.tar = tw;
+	checker_init(&ck, &ctx, rep, cfg, &outs);
 	ret = make_pool(&ck, rep, threads, &pool);
-	if (!ret) {
-		checker_set_pool(&ck, pool);
-		ret = walk_image(&ck, rep, &ctx, &wo, res);
-		erofs_pool_destroy(pool);
+	if (!ret && checker_set_pool(&ck, pool) < 0) {
+		report_nomem(rep, NULL);
+		ret = -ENOMEM;
 	}
+	if (!ret)
+		ret = walk_image(&ck, rep, &ctx, &wo, res);
+	erofs_pool_destroy(pool);
 	if (x) {
 		extract_get_stats(x, &res->extracted);
 		res->have_extracted = true;
@@ -422,13 +476,10 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	}
 	checker_fini(&ck);
 out:
-	err = android_close(android);
-	tar_close(tw);
-	extract_close(x);
+	outputs_close(&outs);
 	free(base);
-	manifest_free(manifest);
 	erofs_ctx_fini(&ctx);
-	return ret ? ret : err;
+	return ret;
 }
 
 static double seconds_since(const struct timespec *start)

@@ -43,6 +43,7 @@ enum {
 	OPT_FILE_CONTEXTS,
 	OPT_MOUNT_POINT,
 	OPT_TAR,
+	OPT_COMPARE,
 	OPT_FORMAT,
 };
 
@@ -79,6 +80,7 @@ static const struct option long_options[] = {
 	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
 	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
 	{ "tar", required_argument, NULL, OPT_TAR },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
@@ -163,8 +165,16 @@ static const char usage_text[] =
 	"                         gnutar, cpio, newc, zip, ...); what it cannot\n"
 	"                         hold is reported\n"
 	"\n"
+	"Comparison:\n"
+	"  --compare=DIR          check, and compare the tree (or the subtree\n"
+	"                         of --path or --nid) with DIR: type, mode,\n"
+	"                         owner, size, mtime, rdev, symlink target,\n"
+	"                         hard links, content (xattrs with --xattrs);\n"
+	"                         one line per difference on standard output\n"
+	"\n"
 	"Exit status (as fsck(8), added together):\n"
 	"  0   no errors\n"
+	"  1   --compare: the image and DIR differ\n"
 	"  4   filesystem errors left uncorrected\n"
 	"  8   operational error (cannot read the image or a device, out of\n"
 	"      memory, a feature or codec this build does not support, an\n"
@@ -321,6 +331,11 @@ static void check_args(const struct fsck_cfg *cfg)
 	for (unsigned int i = 0; i < cfg->ndevices; i++)
 		if (!strcmp(cfg->devices[i], "-"))
 			usage_error("%s", "--device=-: only IMAGE can be standard input");
+	if (cfg->compare && !*cfg->compare)
+		usage_error("%s", "--compare= needs a directory");
+	if (cfg->compare && (cfg->manifest || cfg->list || cfg->json ||
+			     (cfg->tar && !strcmp(cfg->tar, "-"))))
+		usage_error("%s", "--compare cannot be combined with --manifest, --list, --json or --tar=- (all use standard output)");
 	if (cfg->tar && !*cfg->tar)
 		usage_error("%s", "--tar= needs a file ('-': standard output)");
 	if (cfg->format && !cfg->tar)
@@ -431,6 +446,9 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_TAR:
 			cfg->tar = optarg;
+			break;
+		case OPT_COMPARE:
+			cfg->compare = optarg;
 			break;
 		case OPT_FORMAT:
 			cfg->format = optarg;

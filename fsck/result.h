@@ -5,7 +5,7 @@
  * (extract.h). The library speaks negative errno values with an error
  * record (erofs/error.h), and so do fsck's parts that only succeed or fail
  * (the walk, the manifest, the archive, Android metadata): the checks turn
- * those into one of these where they call them (check_result_of(), in
+ * those into one of these where they call them (fsck_result_of(), in
  * check_internal.h), and give them back as an errno only to the worker
  * pool and the walker, in one place (check_errno()).
  *
@@ -19,6 +19,7 @@
 #ifndef FSCK_RESULT_H
 #define FSCK_RESULT_H
 
+#include <errno.h>
 #include <stdbool.h>
 
 enum fsck_result {
@@ -32,6 +33,21 @@ enum fsck_result {
 static inline bool fsck_result_goes_on(enum fsck_result r)
 {
 	return r == FSCK_OK || r == FSCK_REPORTED;
+}
+
+/*
+ * A negative errno of the library or of a part of fsck that only succeeds
+ * or fails (already reported, but for -ENOMEM, which the caller that knows
+ * the entry reports), or a positive count of problems reported: the one
+ * place such a value becomes a result.
+ */
+static inline enum fsck_result fsck_result_of(int ret)
+{
+	if (ret > 0)
+		return FSCK_REPORTED;
+	if (!ret)
+		return FSCK_OK;
+	return ret == -ENOMEM ? FSCK_NOMEM : FSCK_STOP;
 }
 
 #endif

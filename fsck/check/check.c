@@ -3,7 +3,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "android.h"
 #include "check_internal.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
@@ -14,12 +13,6 @@
 #include "erofs/pool.h"
 #include "erofs/xattr.h"
 #include "interrupt.h"
-#include "list.h"
-#include "manifest.h"
-#include "pieces.h"
-#include "split.h"
-#include "tar.h"
-#include "task.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
@@ -33,36 +26,29 @@ struct linked_count {
 };
 
 void checker_init(struct checker *ck, struct erofs_ctx *ctx, struct report *rep,
-		  const struct fsck_cfg *cfg, struct manifest *manifest,
-		  struct extractor *x, FILE *list)
+		  const struct fsck_cfg *cfg, struct outputs *outs)
 {
 	memset(ck, 0, sizeof(*ck));
 	ck->ctx = ctx;
 	ck->rep = rep;
 	ck->cfg = cfg;
-	ck->manifest = manifest;
-	ck->x = x;
-	ck->list = list;
-	ck->decode = cfg->decode || cfg->extract_dir || cfg->digests ||
-		     cfg->tar || manifest;
+	ck->outs = outs;
+	ck->decode = cfg->decode || cfg->digests ||
+		     outputs_want(outs, OUT_DATA | OUT_DIGEST);
 	ck->walker.ck = ck;
 	ck->walker.ctx = ctx;
 	ck->walker.rep = rep;
 	nidmap_init(&ck->linked, sizeof(struct linked_count));
-	nidmap_init(&ck->first_names, sizeof(char *));
 }
 
 void checker_fini(struct checker *ck)
 {
-	size_t i;
-
 	free(ck->walker.buf);
 	ck->walker.buf = NULL;
 	ck->walker.bufsize = 0;
 	nidmap_fini(&ck->linked);
-	nidmap_for_each(&ck->first_names, i)
-		free(*(char **)nidmap_val(&ck->first_names, i));
-	nidmap_fini(&ck->first_names);
+	free(ck->ra);
+	ck->ra = NULL;
 }
 
 void *checker_worker_init(void *priv, unsigned int index)
@@ -90,19 +76,6 @@ void checker_worker_fini(void *priv, void *worker)
 	erofs_ctx_fini(&w->own);
 	free(w->buf);
 	free(w);
-}
-
-void checker_set_pool(struct checker *ck, struct erofs_pool *pool)
-{
-	unsigned int threads = erofs_pool_threads(pool);
-
-	ck->pool = pool;
-	ck->rep->threaded = threads > 0;
-	ck->split_ns = split_piece_ns();
-	ck->splits_max = threads ? threads : 1;
-	readahead_init(&ck->ra, ck->ctx, pool);
-	if (ck->tar)
-		tar_set_pool(ck->tar, pool);
 }
 
 static enum fsck_result check_reserve(struct fsck_worker *w, size_t len)
@@ -135,7 +108,7 @@ static enum fsck_result check_lib_error(struct fsck_worker *w,
 {
 	int ret = report_lib_error(w->rep, loc, &w->ctx->err, code);
 
-	return ret < 0 ? check_result_of(ret) : FSCK_REPORTED;
+	return ret < 0 ? fsck_result_of(ret) : FSCK_REPORTED;
 }
 
 void check_sha_zeros(struct erofs_sha256 *sha, uint64_t len)
@@ -150,54 +123,61 @@ void check_sha_zeros(struct erofs_sha256 *sha, uint64_t len)
 	}
 }
 
-static enum fsck_result hash_zeros(struct data_sum *ds, uint64_t len)
+/* A hole: zeros to hash, and a hole for the outputs. */
+static enum fsck_result check_hole(struct fsck_worker *w, struct data_sum *ds,
+				   uint64_t off, uint64_t len)
 {
-	if (ds->out)
-		return piece_out_zeros(ds->out, len);
+	enum fsck_result ret;
+
+	if (ds->files &&
+	    (ret = outputs_hole(w->ck->outs, ds->files, off, len)) != FSCK_OK)
+		return ret;
+	if (!ds->hash)
+		return FSCK_OK;
+	if (ds->sink)
+		return ds->sink->zeros(ds->sink->arg, len);
 	check_sha_zeros(&ds->sha, len);
 	return FSCK_OK;
 }
 
-/* Hash and write decoded bytes at file offset off. */
+/* Hash decoded bytes and hand them to the outputs, at file offset off. */
 static enum fsck_result check_consume(struct fsck_worker *w,
-				      const struct fsck_loc *loc,
 				      struct data_sum *ds, const uint8_t *buf,
 				      size_t len, uint64_t off)
 {
 	enum fsck_result ret;
 
-	if (ds->out) {
-		ret = piece_out_add(ds->out, buf, len);
+	if (ds->hash && ds->sink) {
+		ret = ds->sink->add(ds->sink->arg, buf, len);
 		if (ret != FSCK_OK)
 			return ret;
 	} else if (ds->hash) {
 		erofs_sha256_update(&ds->sha, buf, len);
 	}
-	if (ds->tf &&
-	    (ret = check_result_of(tar_file_write(ds->tf, buf, len, off))))
-		return ret;
-	if (ds->fd < 0)
+	if (!ds->files)
 		return FSCK_OK;
-	return check_output(extract_file_write(w->ck->x, w->rep, loc, ds->fd,
-					       buf, len, off));
+	return outputs_data(w->ck->outs, ds->files, ds->of, buf, len, off);
 }
 
 /*
- * Extraction of stored bytes with nothing to hash: copy them from the
- * image file to the file in the kernel. *copied tells whether it did;
- * when not, the caller reads and writes them.
+ * Stored bytes with nothing to hash: the one output that takes them may
+ * copy them from the image file in the kernel. *copied tells whether it
+ * did; when not, the caller reads and hands them over.
  */
 static enum fsck_result
 check_copy_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 		  const struct erofs_map *map, uint64_t skip, uint64_t len,
-		  struct data_sum *ds, const struct fsck_loc *loc, bool *copied)
+		  struct data_sum *ds, bool *copied)
 {
+	struct out_copy c = {
+		.ctx = w->ctx, .inode = inode, .map = map,
+		.skip = skip, .len = len,
+	};
+
 	*copied = false;
-	if (ds->fd < 0 || ds->hash || ds->tf || !erofs_extent_copyable(map))
+	if (!ds->files || ds->hash || !erofs_extent_copyable(map))
 		return FSCK_OK;
-	return check_output(extract_file_copy(w->ck->x, w->rep, loc, ds->fd,
-					      w->ctx, inode, map, skip, len,
-					      copied));
+	return outputs_copy(w->ck->outs, ds->files, ds->of, &c, copied);
 }
 
 /*
@@ -216,13 +196,9 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 	size_t n;
 	int err;
 
-	if (map->loc == EROFS_LOC_HOLE) {
-		if (ds->tf && (ret = check_result_of(tar_file_hole(
-				       ds->tf, map->la + skip, len))))
-			return ret;
-		return ds->hash ? hash_zeros(ds, len) : FSCK_OK;
-	}
-	ret = check_copy_extent(w, inode, map, skip, len, ds, loc, &copied);
+	if (map->loc == EROFS_LOC_HOLE)
+		return check_hole(w, ds, map->la + skip, len);
+	ret = check_copy_extent(w, inode, map, skip, len, ds, &copied);
 	if (ret != FSCK_OK || copied)
 		return ret;
 	if (erofs_inode_is_compressed(inode) &&
@@ -234,7 +210,7 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 					map->llen);
 		if (err < 0)
 			return check_lib_error(w, loc, err);
-		return check_consume(w, loc, ds, w->buf + skip, len,
+		return check_consume(w, ds, w->buf + skip, len,
 				     map->la + skip);
 	}
 	for (done = 0; done < len; done += n) {
@@ -248,8 +224,7 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 					n);
 		if (err < 0)
 			return check_lib_error(w, loc, err);
-		ret = check_consume(w, loc, ds, w->buf, n,
-				    map->la + skip + done);
+		ret = check_consume(w, ds, w->buf, n, map->la + skip + done);
 		if (ret != FSCK_OK)
 			return ret;
 	}
@@ -258,14 +233,14 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 
 /*
  * Map every extent from pos to stop, in order: erofs_map() checks that
- * each holds the current position and lies inside its device. A piece of
- * a split file stops between extents when its outcome no longer counts.
+ * each holds the current position and lies inside its device. The source
+ * may stop the range between extents.
  */
 enum fsck_result check_range(struct fsck_worker *w,
 			     const struct erofs_inode *inode,
 			     const struct fsck_loc *loc, bool decode,
 			     struct data_sum *ds, uint64_t pos, uint64_t stop,
-			     struct file_piece *piece)
+			     const struct extent_source *src)
 {
 	struct progress_counters *pc = &w->ck->pc;
 	enum fsck_result ret;
@@ -276,9 +251,9 @@ enum fsck_result check_range(struct fsck_worker *w,
 	while (pos < stop) {
 		if (interrupted())
 			return FSCK_STOP;
-		if (piece && piece_cut_short(piece))
+		if (src && !src->go_on(src->arg))
 			return FSCK_OK;
-		err = piece && piece_next_map(piece, pos, &map)
+		err = src && src->next_map(src->arg, pos, &map)
 			      ? 0
 			      : erofs_map(w->ctx, inode, pos, &map);
 		if (err < 0)
@@ -419,11 +394,6 @@ enum fsck_result check_xattrs(struct fsck_worker *w,
 	return FSCK_OK;
 }
 
-bool check_wants_xattrs(const struct checker *ck)
-{
-	return ck->manifest || ck->tar || (ck->x && ck->cfg->xattrs);
-}
-
 bool check_wants_digest(struct report *rep, const struct checker *ck,
 			const struct fsck_loc *loc, const struct xattr_scan *xs)
 {
@@ -449,23 +419,14 @@ void check_digest(struct report *rep, const struct fsck_loc *loc,
 
 enum fsck_result check_file(struct fsck_worker *w,
 			    const struct erofs_inode *inode,
-			    const struct fsck_loc *loc,
-			    const struct xattr_scan *xs, struct data_sum *ds,
-			    bool *digest_checked)
+			    const struct fsck_loc *loc, struct data_sum *ds)
 {
-	const struct checker *ck = w->ck;
-	bool digest = check_wants_digest(w->rep, ck, loc, xs);
-	enum fsck_result ret;
+	return check_extents(w, inode, loc, w->ck->decode, ds);
+}
 
-	ds->hash = ck->manifest || digest;
-	ret = check_extents(w, inode, loc, ck->decode, ds);
-	if (ret != FSCK_OK || !ds->hash)
-		return ret;
-	check_digest(w->rep, loc, &ds->sha, ds->digest,
-		     digest ? xs->digest : NULL);
-	ds->have_digest = true;
-	*digest_checked = digest;
-	return FSCK_OK;
+bool check_hashes(const struct checker *ck)
+{
+	return outputs_want(ck->outs, OUT_DIGEST);
 }
 
 static enum fsck_result check_link_target(struct fsck_worker *w,
@@ -478,7 +439,7 @@ static enum fsck_result check_link_target(struct fsck_worker *w,
 	ret = check_extents(w, inode, loc, false, ds);
 	if (ret != FSCK_OK)
 		return ret;
-	ds->hash = w->ck->manifest;
+	ds->hash = check_hashes(w->ck);
 	ret = check_symlink(w, inode, loc, ds);
 	if (ret != FSCK_OK || !ds->hash)
 		return ret;
@@ -517,47 +478,10 @@ void check_loc(struct fsck_loc *loc, const char *path, size_t pathlen,
 	loc->offset = inode_offset(inode);
 }
 
-/* Listing */
-
-static const char *check_first_name(struct checker *ck, uint64_t nid)
-{
-	char **p = nidmap_find(&ck->first_names, nid);
-
-	return p ? *p : NULL;
-}
-
-enum fsck_result check_list(struct checker *ck, const struct walk_entry *e,
-			    const char *target)
-{
-	const char *first = NULL;
-	char **p;
-	int ret, added;
-
-	if (!ck->list)
-		return FSCK_OK;
-	if (!e->first)
-		first = check_first_name(ck, e->nid);
-	else if (e->inode->nlink > 1 && !S_ISDIR(e->inode->mode)) {
-		p = nidmap_get(&ck->first_names, e->nid, &added);
-		if (!p)
-			return FSCK_NOMEM;
-		*p = strndup(e->rel, e->rellen);
-		if (!*p)
-			return FSCK_NOMEM;
-	}
-	ret = list_entry(ck->list, e, target, first);
-	if (ret < 0 && ret != -ENOMEM && !ck->rep->fatal && !interrupted())
-		report_fatal(ck->rep, "cannot write the listing: %s",
-			     strerror(-ret));
-	return check_result_of(ret);
-}
-
-/* Directories, symlinks and the rest: on the walker */
-
-static enum fsck_result check_inline_data(struct checker *ck,
-					  const struct erofs_inode *inode,
-					  const struct fsck_loc *loc,
-					  struct data_sum *ds)
+enum fsck_result check_inline_data(struct checker *ck,
+				   const struct erofs_inode *inode,
+				   const struct fsck_loc *loc,
+				   struct data_sum *ds)
 {
 	struct fsck_worker *w = &ck->walker;
 	enum fsck_result ret, counted;
@@ -579,167 +503,26 @@ static enum fsck_result check_inline_data(struct checker *ck,
 	return counted != FSCK_OK ? counted : ret;
 }
 
-static enum fsck_result
-check_extract_inline(struct checker *ck, const struct walk_entry *e,
-		     const struct fsck_loc *loc, const struct data_sum *ds,
-		     struct xattr_scan *xs, void **dir_state)
-{
-	const char *target =
-		ds->target_ok ? (const char *)ck->walker.buf : NULL;
-
-	if (S_ISDIR(e->inode->mode))
-		return check_output(
-			extract_dir(ck->x, e, loc, &xs->listed, dir_state));
-	if (S_ISLNK(e->inode->mode) && !target)
-		return FSCK_OK;
-	return check_output(extract_node(ck->x, e, loc, target,
-					 target ? e->inode->size : 0,
-					 &xs->listed));
-}
-
-static enum fsck_result check_inline(struct checker *ck,
-				     const struct walk_entry *e,
-				     const struct fsck_loc *loc,
-				     void **dir_state)
-{
-	const struct erofs_inode *inode = e->inode;
-	struct fsck_worker *w = &ck->walker;
-	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
-	struct data_sum ds = { .fd = -1 };
-	enum fsck_result res;
-	bool xattrs_ok;
-
-	erofs_sha256_init(&ds.sha);
-	res = check_xattrs(w, inode, loc, &xs);
-	xattrs_ok = res == FSCK_OK;
-	if (fsck_result_goes_on(res))
-		res = check_inline_data(ck, inode, loc, &ds);
-	if (!fsck_result_goes_on(res))
-		goto out;
-	res = check_list(ck, e, ds.target_ok ? (const char *)w->buf : NULL);
-	if (res != FSCK_OK)
-		goto out;
-	if (ck->manifest)
-		res = check_result_of(manifest_add_inode(
-			ck->manifest, e->rel, e->rellen, inode,
-			ds.have_digest ? ds.digest : NULL, &xs.listed));
-	/* before extraction, which keeps a directory's xattrs for the end */
-	if (res == FSCK_OK && ck->tar && xattrs_ok &&
-	    (ds.target_ok || !S_ISLNK(inode->mode)))
-		res = check_result_of(tar_node(
-			ck->tar, e, ds.target_ok ? (const char *)w->buf : NULL,
-			&xs.listed));
-	if (res == FSCK_OK && ck->x)
-		res = check_extract_inline(ck, e, loc, &ds, &xs, dir_state);
-out:
-	xattr_list_release(&xs.listed);
-	return res;
-}
-
-/* A further name of an inode met before. */
-static enum fsck_result check_other_name(struct checker *ck,
-					 const struct walk_entry *e,
-					 const struct fsck_loc *loc)
+void check_count_name(struct checker *ck, const struct erofs_inode *inode)
 {
 	struct linked_count *lc;
-	enum fsck_result ret;
 
-	if (ck->cfg->ratio && (lc = nidmap_find(&ck->linked, e->nid))) {
+	if (ck->cfg->ratio && (lc = nidmap_find(&ck->linked, inode->nid))) {
 		lc->names++;
-		ck->logical_blocks += blocks_of(ck, e->inode->size);
+		ck->logical_blocks += blocks_of(ck, inode->size);
 	}
-	ret = check_list(ck, e, NULL);
-	if (ret == FSCK_OK && ck->manifest)
-		ret = check_result_of(manifest_add_name(ck->manifest, e->rel,
-							e->rellen, e->inode));
-	if (ret == FSCK_OK && ck->x)
-		ret = check_output(extract_link(ck->x, e, loc));
-	if (ret == FSCK_OK && ck->tar)
-		ret = check_result_of(tar_link(ck->tar, e));
-	return ret;
 }
 
-static enum fsck_result check_inode(struct checker *ck,
-				    const struct walk_entry *e,
-				    const struct fsck_loc *loc,
-				    void **dir_state)
-{
-	enum fsck_result ret = FSCK_OK;
-
-	if (ck->android)
-		ret = check_result_of(
-			android_entry(ck->android, ck->ctx, e, loc));
-	if (ret != FSCK_OK)
-		return ret;
-	if (!e->first)
-		return check_other_name(ck, e, loc);
-	if (S_ISREG(e->inode->mode))
-		return task_submit_file(ck, e, loc);
-	return check_inline(ck, e, loc, dir_state);
-}
-
-static int check_entry(void *arg, const struct walk_entry *e, void **dir_state)
-{
-	struct checker *ck = arg;
-	const struct erofs_inode *inode = e->inode;
-	enum fsck_result ret;
-	struct fsck_loc loc;
-
-	/* the archive could not be written: stop (tar_finish says why) */
-	if (ck->tar && tar_failed(ck->tar))
-		return check_errno(FSCK_STOP);
-	__atomic_add_fetch(&ck->pc.entries, 1, __ATOMIC_RELAXED);
-	report_msg(ck->rep, FSCK_LVL_DEBUG, "nid %llu: mode 0%o, size %llu",
-		   (unsigned long long)e->nid, inode->mode,
-		   (unsigned long long)inode->size);
-	check_loc(&loc, e->path, e->pathlen, inode);
-	ret = check_inode(ck, e, &loc, dir_state);
-	report_drain(ck->rep);
-	if (ret == FSCK_NOMEM && !ck->rep->fatal)
-		report_nomem(ck->rep, &loc);
-	return check_errno(ret);
-}
-
-static int check_dir_done(void *arg, const struct walk_entry *e,
-			  void *dir_state)
-{
-	struct checker *ck = arg;
-
-	(void)e;
-	if (ck->x && dir_state)
-		extract_dir_done(ck->x, dir_state);
-	report_drain(ck->rep);
-	return 0;
-}
-
-void checker_visitor(struct checker *ck, struct walk_visitor *v)
-{
-	v->entry = check_entry;
-	v->dir_done = check_dir_done;
-	v->arg = ck;
-	if (ck->x)
-		extract_set_throttle(ck->x, task_throttle, ck);
-}
-
-int checker_finish(struct checker *ck)
+void check_count_links(struct checker *ck)
 {
 	struct linked_count *lc;
 	size_t i;
-	int ret = 0;
 
-	if (ck->pool && interrupted())
-		erofs_pool_cancel(ck->pool, -EINTR);
-	if (ck->pool)
-		ret = erofs_pool_wait(ck->pool);
-	report_drain(ck->rep);
-	if (ret)
-		ck->stopped = true;
 	nidmap_for_each(&ck->linked, i)
 	{
 		lc = nidmap_val(&ck->linked, i);
 		ck->physical_blocks += blocks_of(ck, lc->physical) * lc->names;
 	}
-	return ret;
 }
 
 /* The packed inode's extents are decoded as files read them. */
@@ -754,7 +537,7 @@ static enum fsck_result check_special(struct checker *ck,
 				      bool decode)
 {
 	struct fsck_worker *w = &ck->walker;
-	struct data_sum ds = { .fd = -1 };
+	struct data_sum ds = { 0 };
 	struct fsck_loc loc = {
 		.label = label,
 		.nid = inode->nid,
@@ -807,7 +590,7 @@ int check_packed_rest(struct checker *ck)
 {
 	const struct erofs_inode *packed = &ck->ctx->img->packed;
 	struct fsck_worker *w = &ck->walker;
-	struct data_sum ds = { .fd = -1 };
+	struct data_sum ds = { 0 };
 	struct fsck_loc loc = {
 		.label = "packed inode",
 		.nid = packed->nid,

@@ -1,26 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Checking inodes: the walker's visitor, for checking, listing, the
- * manifest and extraction alike.
+ * The checks of an inode, and the state of a run that every part shares
+ * (struct checker).
  *
  * For every inode: the fields the library leaves to the checker, the
  * xattrs, then the data. Every extent of a regular file, directory or
  * symlink is mapped from offset 0 to i_size (the mapping validates the
- * indexes and the device bounds); with --extract, --xattr-inode-digest or
- * --manifest, regular files are also decoded, pcluster by pcluster,
- * strictly. Symlink targets are always read.
+ * indexes and the device bounds); when data is decoded (--extract, an
+ * output that takes data or digests, --xattr-inode-digest), regular files
+ * are also decoded, pcluster by pcluster, strictly. Symlink targets are
+ * always read.
  *
- * Directories, symlinks and other inodes are checked (and created) on the
- * walker thread, here (check.c). A regular file is a task on the worker
- * pool (task.h): a worker runs these same checks on it with its own
- * reading context, and the walker takes the results in walk order. With
- * threads, a file worth several pieces of decoding is split into runs of
- * extents, one task each (pieces.h, the plan's arithmetic in split.h);
- * when its content is hashed, its pieces hand their bytes to the hash in
- * file order through an ordered window (window.h). What the checks and
- * the tasks share is in check_internal.h. Fragments are read ahead of the
- * files that need them (readahead.h); cost.h estimates what each task
- * costs.
+ * The checks run on the walker (directories, symlinks and the rest, from
+ * the visitor, visit.c) and in tasks alike (regular files, from the
+ * scheduler, sched/): they know nothing of either. What a check of a
+ * file's data reads comes from a struct extent_source, and the bytes it
+ * decodes go to the outputs' list (output.h) and to the hash
+ * (check_internal.h).
  */
 #ifndef FSCK_CHECK_H
 #define FSCK_CHECK_H
@@ -34,18 +30,15 @@
 #include "erofs/image.h"
 #include "fsck.h"
 #include "nidmap.h"
+#include "output.h"
 #include "progress.h"
-#include "readahead.h"
 #include "report.h"
 #include "walk.h"
 
 struct erofs_inode;
 struct erofs_pool;
-struct android;
-struct extractor;
-struct manifest;
-struct tar_writer;
 struct checker;
+struct readahead;
 
 /* Distinct inodes met, and the bytes of regular files. */
 struct fsck_stats {
@@ -72,13 +65,9 @@ struct checker {
 	struct erofs_ctx *ctx;		/* the walker's */
 	struct report *rep;		/* the main report */
 	const struct fsck_cfg *cfg;
-	struct manifest *manifest;	/* NULL unless --manifest */
-	struct extractor *x;		/* NULL unless --extract=DIR */
-	struct tar_writer *tar;		/* NULL unless --tar; set after init */
-	FILE *list;			/* --list output, or NULL */
-	struct android *android;	/* --fs-config, --file-contexts */
+	struct outputs *outs;		/* what the options asked for */
 	struct erofs_pool *pool;
-	struct readahead ra;		/* of the packed inode */
+	struct readahead *ra;		/* of the packed inode */
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */
@@ -93,7 +82,6 @@ struct checker {
 	uint64_t logical_blocks;
 	uint64_t physical_blocks;
 	struct nidmap linked;		/* nid -> struct linked_count */
-	struct nidmap first_names;	/* --list: nid -> first path */
 	uint64_t digests_checked;
 	struct fsck_stats stats;
 	struct progress_counters pc;	/* atomic */
@@ -101,29 +89,16 @@ struct checker {
 
 void checker_init(struct checker *ck, struct erofs_ctx *ctx,
 		  struct report *rep, const struct fsck_cfg *cfg,
-		  struct manifest *manifest, struct extractor *x, FILE *list);
+		  struct outputs *outs);
 void checker_fini(struct checker *ck);
 
 /* Worker state for the pool (priv is the checker). */
 void *checker_worker_init(void *priv, unsigned int index);
 void checker_worker_fini(void *priv, void *worker);
 
-/* Use pool for regular files; must be set before the walk. */
-void checker_set_pool(struct checker *ck, struct erofs_pool *pool);
-
-/* The visitor to hand to walk_tree(). */
-void checker_visitor(struct checker *ck, struct walk_visitor *v);
-
-/*
- * After the walk: wait for every task and print what is pending; count
- * the further names of hard-linked files for -p. Returns the error that
- * stopped a task, or 0.
- */
-int checker_finish(struct checker *ck);
-
 /*
  * Check the packed and metabox inodes, which no directory lists: their
- * extents, and with --extract their decoded content. Returns 0 or a
+ * extents, and when data is decoded their decoded content. Returns 0 or a
  * negative errno when the check cannot go on. With a fragment cache the
  * packed inode is only mapped here: its extents are decoded as files
  * read them, and check_packed_rest() decodes the others after the walk.
@@ -132,5 +107,11 @@ int check_special_inodes(struct checker *ck);
 
 /* After the walk: decode the packed extents that no file's read decoded. */
 int check_packed_rest(struct checker *ck);
+
+/*
+ * -p: count the blocks of the further names of hard-linked files, once
+ * every task is done.
+ */
+void check_count_links(struct checker *ck);
 
 #endif

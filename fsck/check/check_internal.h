@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the checks (check.c) and the scheduling of regular files share:
- * the life cycle of a file's task (task.h) and the pieces of a split file
- * (pieces.h) run the checks declared here, and the checks hand a piece's
- * bytes on through pieces.h.
+ * The checks that the visitor (visit.c) and the scheduler (sched/task.c,
+ * sched/pieces.c) run: they call these, never the other way round. A
+ * check of a file's data takes its extents from a struct extent_source
+ * (the pieces of a split file hand over the maps they were planned with,
+ * and stop early when their outcome no longer counts) and hands the bytes
+ * it decodes to the outputs and to a struct hash_sink (the pieces of a
+ * split file hash through an ordered window).
  *
  * Results are enum fsck_result (result.h). The walker's visitor and the
  * pool's tasks return 0 or a negative errno instead: check_errno() is
- * the one place a result leaves for them, check_result_of() the one place
+ * the one place a result leaves for them, fsck_result_of() the one place
  * such an errno (and those of fsck's other parts) comes back.
  */
 #ifndef FSCK_CHECK_INTERNAL_H
@@ -16,25 +19,38 @@
 #include <errno.h>
 
 #include "check.h"
-#include "extract.h"
+#include "output.h"
 #include "result.h"
 #include "xattr_list.h"
 
-struct file_piece;
-struct piece_out;
-struct tar_file;
+/* Where the extents of a range come from, besides mapping them. */
+struct extent_source {
+	/* Before each extent: false stops the range, its outcome dropped. */
+	bool (*go_on)(void *arg);
+	/* The extent at pos, if it is already mapped. */
+	bool (*next_map)(void *arg, uint64_t pos, struct erofs_map *map);
+	void *arg;
+};
+
+/* Where the bytes to hash go instead of data_sum.sha, in file order. */
+struct hash_sink {
+	enum fsck_result (*add)(void *arg, const uint8_t *buf, size_t len);
+	enum fsck_result (*zeros)(void *arg, uint64_t len);
+	void *arg;
+};
 
 /* What walking one inode's data gave. */
 struct data_sum {
 	uint64_t physical; /* stored: no holes, no fragments */
 	bool hash;
-	struct piece_out *out; /* to hash later, or NULL */
+	const struct hash_sink *sink; /* to hash later, or NULL: into sha */
 	struct erofs_sha256 sha;
 	uint8_t digest[EROFS_SHA256_LEN];
 	bool have_digest;
 	bool target_ok; /* symlink target in w->buf */
-	int fd; /* extraction: the file, or -1 */
-	struct tar_file *tf; /* --tar: the file's entry, or NULL */
+	/* a regular file's: its outputs, and what they are told of it */
+	struct out_files *files;
+	const struct out_file *of;
 };
 
 struct xattr_scan {
@@ -45,29 +61,6 @@ struct xattr_scan {
 	bool bad_digest;
 	uint8_t digest[EROFS_SHA256_LEN];
 };
-
-/*
- * 0, a positive count (a problem reported) or a negative errno, as the
- * pool and fsck's other parts return them: already reported, but for
- * -ENOMEM, which the caller that knows the entry reports.
- */
-static inline enum fsck_result check_result_of(int ret)
-{
-	if (ret > 0)
-		return FSCK_REPORTED;
-	if (!ret)
-		return FSCK_OK;
-	return ret == -ENOMEM ? FSCK_NOMEM : FSCK_STOP;
-}
-
-/*
- * What an output step (extract.h) came to, for the entry being checked: a
- * problem with one output file is reported there and the check goes on.
- */
-static inline enum fsck_result check_output(enum fsck_result r)
-{
-	return r == FSCK_REPORTED ? FSCK_OK : r;
-}
 
 /* For the walker and the pool: 0 goes on, a negative errno stops. */
 static inline int check_errno(enum fsck_result r)
@@ -85,9 +78,11 @@ enum fsck_result check_xattrs(struct fsck_worker *w,
 			      const struct erofs_inode *inode,
 			      const struct fsck_loc *loc,
 			      struct xattr_scan *xs);
-bool check_wants_xattrs(const struct checker *ck);
 
-/* Is there a digest xattr to verify? Reports one that is malformed. */
+/*
+ * Is there a digest xattr to verify (--xattr-inode-digest)? Reports one
+ * that is malformed.
+ */
 bool check_wants_digest(struct report *rep, const struct checker *ck,
 			const struct fsck_loc *loc,
 			const struct xattr_scan *xs);
@@ -106,29 +101,35 @@ enum fsck_result check_index(struct fsck_worker *w,
 
 /*
  * Map every extent from pos to stop (an extent boundary, or i_size), and
- * with decode read them. piece: the piece of a split file being checked,
- * which may be cut short between extents (pieces.h), or NULL.
+ * with decode read them. src: extents already mapped, and when to stop
+ * early, or NULL.
  */
 enum fsck_result check_range(struct fsck_worker *w,
 			     const struct erofs_inode *inode,
 			     const struct fsck_loc *loc, bool decode,
 			     struct data_sum *ds, uint64_t pos, uint64_t stop,
-			     struct file_piece *piece);
+			     const struct extent_source *src);
 
-/* A regular file's xattrs scanned: its index and data, and digest. */
+/* A regular file, whole: its index and every extent, hashed into ds. */
 enum fsck_result check_file(struct fsck_worker *w,
 			    const struct erofs_inode *inode,
-			    const struct fsck_loc *loc,
-			    const struct xattr_scan *xs, struct data_sum *ds,
-			    bool *digest_checked);
+			    const struct fsck_loc *loc, struct data_sum *ds);
 
-/* --list: the line of e. */
-enum fsck_result check_list(struct checker *ck, const struct walk_entry *e,
-			    const char *target);
+/* A directory's or a symlink's data, on the walker (target: w->buf). */
+enum fsck_result check_inline_data(struct checker *ck,
+				   const struct erofs_inode *inode,
+				   const struct fsck_loc *loc,
+				   struct data_sum *ds);
 
 /* -p: count the first name of an inode. */
 enum fsck_result check_count_blocks(struct checker *ck,
 				    const struct erofs_inode *inode,
 				    uint64_t physical);
+
+/* -p: count a further name of an inode. */
+void check_count_name(struct checker *ck, const struct erofs_inode *inode);
+
+/* Is the content of files hashed (an output takes digests)? */
+bool check_hashes(const struct checker *ck);
 
 #endif

@@ -52,6 +52,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "output.h"
 #include "report.h"
 #include "result.h"
 
@@ -191,5 +192,12 @@ struct extract_stats {
 	uint64_t dirs, files, symlinks, nodes, links;
 };
 void extract_get_stats(const struct extractor *x, struct extract_stats *st);
+
+/*
+ * The output (output.h) of an extract_open(): OUT_CREATES and OUT_DATA,
+ * OUT_XATTRS with xattrs. Last of the outputs that read xattrs: it keeps
+ * a directory's for the end, taking the items of its list.
+ */
+extern const struct output_ops extract_output;
 
 #endif

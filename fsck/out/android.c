@@ -276,3 +276,36 @@ int android_close(struct android *a)
 	free(a);
 	return ret ? ret : err;
 }
+
+/* The output (output.h): a line per name, written on the walker. */
+
+static enum fsck_result android_out_entry(void *priv,
+					  const struct out_entry *oe,
+					  void **state)
+{
+	(void)state;
+	return fsck_result_of(android_entry(priv, oe->ctx, oe->e, oe->loc));
+}
+
+static enum fsck_result android_out_finish(void *priv, struct report *rep,
+					   bool complete)
+{
+	struct android *a = priv;
+	int ret = android_finish(a, &a->fs_config);
+	int err = android_finish(a, &a->file_contexts);
+
+	(void)rep;
+	(void)complete;
+	return fsck_result_of(ret ? ret : err);
+}
+
+static void android_out_close(void *priv)
+{
+	android_close(priv);
+}
+
+const struct output_ops android_output = {
+	.entry = android_out_entry,
+	.finish = android_out_finish,
+	.close = android_out_close,
+};

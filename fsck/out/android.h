@@ -22,6 +22,7 @@
 #ifndef FSCK_ANDROID_H
 #define FSCK_ANDROID_H
 
+#include "output.h"
 #include "report.h"
 #include "walk.h"
 
@@ -47,5 +48,8 @@ int android_entry(struct android *a, struct erofs_ctx *ctx,
 
 /* Flush and close; 0, or a negative errno after reporting it. */
 int android_close(struct android *a);
+
+/* The output: open with android_open(), added with no wants. */
+extern const struct output_ops android_output;
 
 #endif

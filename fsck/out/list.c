@@ -1,34 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "erofs/inode.h"
+#include "interrupt.h"
 #include "list.h"
+#include "mode_letter.h"
+#include "nidmap.h"
 #include "strbuf.h"
 #include "walk.h"
 
 static char list_type(uint16_t mode, bool further)
 {
-	if (further)
-		return 'h';
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return 'd';
-	case S_IFLNK:
-		return 'l';
-	case S_IFCHR:
-		return 'c';
-	case S_IFBLK:
-		return 'b';
-	case S_IFIFO:
-		return 'p';
-	case S_IFSOCK:
-		return 's';
-	default:
-		return '-';
-	}
+	return further ? 'h' : mode_letter(mode);
 }
 
 /* rwx triplets with the set-id and sticky letters of ls -l. */
@@ -103,4 +90,80 @@ int list_entry(FILE *out, const struct walk_entry *e, const char *target,
 		ret = -errno;
 	sb_release(&sb);
 	return ret;
+}
+
+/* The output (output.h): a line per name, on the walker. */
+struct list_out {
+	FILE *out;
+	struct report *rep;
+	struct nidmap first_names; /* nid -> first path of a linked inode */
+};
+
+/* A linked inode's first name, for the lines of its further names. */
+static enum fsck_result list_keep_first(struct list_out *lo,
+					const struct walk_entry *e)
+{
+	char **p;
+	int added;
+
+	if (e->inode->nlink < 2 || S_ISDIR(e->inode->mode))
+		return FSCK_OK;
+	p = nidmap_get(&lo->first_names, e->nid, &added);
+	if (!p)
+		return FSCK_NOMEM;
+	*p = strndup(e->rel, e->rellen);
+	return *p ? FSCK_OK : FSCK_NOMEM;
+}
+
+static enum fsck_result list_out_entry(void *priv, const struct out_entry *oe,
+				       void **state)
+{
+	struct list_out *lo = priv;
+	const struct walk_entry *e = oe->e;
+	const char *first = NULL;
+	enum fsck_result r;
+	char **p;
+	int ret;
+
+	(void)state;
+	if (!e->first) {
+		p = nidmap_find(&lo->first_names, e->nid);
+		first = p ? *p : NULL;
+	} else if ((r = list_keep_first(lo, e)) != FSCK_OK) {
+		return r;
+	}
+	ret = list_entry(lo->out, e, oe->target, first);
+	if (ret < 0 && ret != -ENOMEM && !lo->rep->fatal && !interrupted())
+		report_fatal(lo->rep, "cannot write the listing: %s",
+			     strerror(-ret));
+	return fsck_result_of(ret);
+}
+
+static void list_out_close(void *priv)
+{
+	struct list_out *lo = priv;
+	size_t i;
+
+	nidmap_for_each(&lo->first_names, i)
+		free(*(char **)nidmap_val(&lo->first_names, i));
+	nidmap_fini(&lo->first_names);
+	free(lo);
+}
+
+static const struct output_ops list_output = {
+	.entry = list_out_entry,
+	.close = list_out_close,
+};
+
+int list_add_output(struct outputs *l, FILE *out, struct report *rep)
+{
+	struct list_out *lo = calloc(1, sizeof(*lo));
+
+	if (!lo)
+		return -ENOMEM;
+	lo->out = out;
+	lo->rep = rep;
+	nidmap_init(&lo->first_names, sizeof(char *));
+	outputs_add(l, &list_output, lo, 0);
+	return 0;
 }

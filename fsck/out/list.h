@@ -19,6 +19,8 @@
 
 #include <stdio.h>
 
+#include "output.h"
+
 struct walk_entry;
 
 /*
@@ -28,5 +30,8 @@ struct walk_entry;
  */
 int list_entry(FILE *out, const struct walk_entry *e, const char *target,
 	       const char *first);
+
+/* Add the listing to l, its lines to out. 0 or -ENOMEM. */
+int list_add_output(struct outputs *l, FILE *out, struct report *rep);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -7,8 +8,10 @@
 #include "erofs/hash.h"
 #include "erofs/inode.h"
 #include "manifest.h"
+#include "mode_letter.h"
 #include "nidmap.h"
 #include "strbuf.h"
+#include "walk.h"
 #include "xattr_list.h"
 
 /* A line not printed yet. */
@@ -93,24 +96,12 @@ static void mf_xattrs_field(const struct xattr_list *xl, struct strbuf *sb)
 	free(idx);
 }
 
+/* The manifest's type letter: ls -l's, but 'f' for a regular file. */
 static char mf_type(uint16_t mode)
 {
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return 'f';
-	case S_IFDIR:
-		return 'd';
-	case S_IFLNK:
-		return 'l';
-	case S_IFCHR:
-		return 'c';
-	case S_IFBLK:
-		return 'b';
-	case S_IFIFO:
-		return 'p';
-	default:
-		return 's';
-	}
+	char c = mode_letter(mode);
+
+	return c == '-' ? 'f' : c;
 }
 
 /*
@@ -452,3 +443,65 @@ int manifest_print(struct manifest *m)
 		m->err = -errno;
 	return m->err;
 }
+
+/* The output (output.h): lines in walk order, printed at the end. */
+
+static enum fsck_result manifest_out_entry(void *priv,
+					   const struct out_entry *oe,
+					   void **state)
+{
+	const struct walk_entry *e = oe->e;
+	size_t handle;
+	int ret;
+
+	if (!e->first)
+		return fsck_result_of(
+			manifest_add_name(priv, e->rel, e->rellen, e->inode));
+	if (!S_ISREG(e->inode->mode))
+		return fsck_result_of(manifest_add_inode(priv, e->rel,
+							 e->rellen, e->inode,
+							 oe->digest, oe->xl));
+	ret = manifest_add_pending(priv, e->rel, e->rellen, e->inode, &handle);
+	/* the file's state is its handle: the manifest takes no data */
+	*state = (void *)(uintptr_t)handle;
+	return fsck_result_of(ret);
+}
+
+static enum fsck_result manifest_out_file_done(void *priv, void *file,
+					       const struct out_file *of)
+{
+	if (of->skipped)
+		return FSCK_OK;
+	return fsck_result_of(manifest_complete(priv, (uintptr_t)file,
+						of->inode, of->digest,
+						of->xl));
+}
+
+static enum fsck_result manifest_out_finish(void *priv, struct report *rep,
+					    bool complete)
+{
+	int ret;
+
+	if (!complete)
+		return FSCK_OK;
+	ret = manifest_print(priv);
+	if (ret == -ENOMEM)
+		report_fatal(rep, "%s: out of memory while %s", rep->image,
+			     "writing the manifest");
+	else if (ret < 0)
+		report_fatal(rep, "cannot write the manifest: %s",
+			     strerror(-ret));
+	return ret < 0 ? FSCK_STOP : FSCK_OK;
+}
+
+static void manifest_out_close(void *priv)
+{
+	manifest_free(priv);
+}
+
+const struct output_ops manifest_output = {
+	.entry = manifest_out_entry,
+	.file_done = manifest_out_file_done,
+	.finish = manifest_out_finish,
+	.close = manifest_out_close,
+};

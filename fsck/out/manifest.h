@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "output.h"
+
 struct erofs_inode;
 struct manifest;
 struct xattr_list;
@@ -70,5 +72,8 @@ int manifest_add_name(struct manifest *m, const char *rel, size_t rellen,
  * writing failed (then or before).
  */
 int manifest_print(struct manifest *m);
+
+/* The output (output.h), of a manifest_new(); wants OUT_XATTRS, OUT_DIGEST. */
+extern const struct output_ops manifest_output;
 
 #endif

@@ -9,7 +9,6 @@
 #include "erofs/pool.h"
 #include "pieces.h"
 #include "split.h"
-#include "tar.h"
 #include "task.h"
 #include "window.h"
 
@@ -46,7 +45,6 @@ struct piece_out {
 
 struct split_file {
 	struct file_task *t;
-	int fd; /* extraction: the file, or -1 */
 	enum fsck_result head; /* the walker's part */
 	unsigned int refs; /* atomic: queued pieces + walker */
 	bool stopped; /* atomic: the run stopped a piece */
@@ -60,8 +58,6 @@ struct split_file {
 	uint64_t pieces; /* queued so far: the next seq */
 	bool hash_broken; /* by the deliverer: a piece failed */
 	struct erofs_sha256 sha; /* by the deliverer */
-	bool verify;
-	uint8_t expected[EROFS_SHA256_LEN];
 };
 
 struct file_piece {
@@ -137,9 +133,11 @@ static void out_stream(struct piece_out *out)
 	out->len = out->cap = out->nruns = out->runcap = 0;
 }
 
-enum fsck_result piece_out_add(struct piece_out *out, const uint8_t *buf,
-			       size_t len)
+/* A piece's decoded bytes, in order: kept for the hash, or hashed. */
+static enum fsck_result piece_out_add(void *arg, const uint8_t *buf,
+				      size_t len)
 {
+	struct piece_out *out = arg;
 	size_t cap = out->cap;
 	uint8_t *p;
 
@@ -167,8 +165,11 @@ enum fsck_result piece_out_add(struct piece_out *out, const uint8_t *buf,
 	return out_run_add(out, len, false);
 }
 
-enum fsck_result piece_out_zeros(struct piece_out *out, uint64_t len)
+/* The same for a hole of len bytes. */
+static enum fsck_result piece_out_zeros(void *arg, uint64_t len)
 {
+	struct piece_out *out = arg;
+
 	if (out->streaming) {
 		if (!*out->broken)
 			check_sha_zeros(out->sha, len);
@@ -207,7 +208,6 @@ struct split_file *split_new(struct file_task *t)
 	if (!s)
 		return NULL;
 	s->t = t;
-	s->fd = -1;
 	s->refs = 1;
 	s->fail_at = UINT64_MAX;
 	pthread_mutex_init(&s->lock, NULL);
@@ -243,20 +243,15 @@ static void split_flush(void *arg)
 	erofs_pool_flush(s->t->ck->pool);
 }
 
-static enum fsck_result split_start_hash(struct split_file *s,
-					 const uint8_t *expected)
+static enum fsck_result split_start_hash(struct split_file *s)
 {
 	int ret = ord_window_init(&s->window, PIECES_WINDOW_BYTES,
 				  split_hash_piece, split_flush, s);
 
 	if (ret)
-		return check_result_of(ret);
+		return fsck_result_of(ret);
 	s->hashing = true;
 	erofs_sha256_init(&s->sha);
-	if (expected) {
-		s->verify = true;
-		memcpy(s->expected, expected, EROFS_SHA256_LEN);
-	}
 	return FSCK_OK;
 }
 
@@ -267,8 +262,13 @@ static void piece_free(struct file_piece *p)
 	free(p);
 }
 
-bool piece_next_map(struct file_piece *p, uint64_t pos, struct erofs_map *map)
+/*
+ * The extent at pos as the planner mapped it, if it did: pieces are not
+ * mapped twice. Past the planner's maps, the piece maps on its own.
+ */
+static bool piece_next_map(void *arg, uint64_t pos, struct erofs_map *map)
 {
+	struct file_piece *p = arg;
 	const struct erofs_map *m;
 
 	if (p->used >= p->nmaps)
@@ -281,7 +281,12 @@ bool piece_next_map(struct file_piece *p, uint64_t pos, struct erofs_map *map)
 	return true;
 }
 
-bool piece_cut_short(struct file_piece *p)
+/*
+ * Between extents: should the piece stop, its outcome no longer counting
+ * (the run stopped, or a piece before it failed)? Once true, the piece is
+ * cut short and its outcome is dropped.
+ */
+static bool piece_cut_short(struct file_piece *p)
 {
 	const struct split_file *s = p->s;
 
@@ -308,8 +313,8 @@ static void piece_failed(struct split_file *s, struct file_piece *p)
 }
 
 /*
- * Every piece is done: report the first failure, commit or remove the
- * file, mark the slot done. The file's result.
+ * Every piece is done: report the first failure, close the file (task.h),
+ * mark the slot done. The file's result.
  */
 static enum fsck_result split_finish(struct split_file *s)
 {
@@ -318,9 +323,7 @@ static enum fsck_result split_finish(struct split_file *s)
 	struct file_piece *p = s->failed;
 	uint64_t physical = s->physical;
 	enum fsck_result ret = s->head;
-	struct fsck_loc loc;
 
-	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	if (ret == FSCK_OK && p) {
 		report_take(&t->rep, &p->rep);
 		ret = p->ret;
@@ -329,27 +332,9 @@ static enum fsck_result split_finish(struct split_file *s)
 	if (p)
 		piece_free(p);
 	t->physical = physical;
-	t->data_ok = ret == FSCK_OK && !s->stopped;
-	t->skipped = s->stopped;
-	if (t->data_ok && s->hashing && !s->hash_broken) {
-		check_digest(&t->rep, &loc, &s->sha, t->digest,
-			     s->verify ? s->expected : NULL);
-		t->have_digest = true;
-		t->digest_checked = s->verify;
-	}
-	if (s->fd >= 0 && !t->data_ok) {
-		extract_file_abort(ck->x, t->dir, task_name(t), s->fd);
-	} else if (s->fd >= 0) {
-		ret = extract_file_commit(ck->x, &t->rep, &loc, t->dir,
-					  task_name(t), s->fd, &t->inode,
-					  &t->xl);
-		t->created = fsck_result_goes_on(ret);
-	}
-	if (ret == FSCK_NOMEM && !t->rep.fatal)
-		report_fatal(&t->rep, "out of memory");
-	extract_file_end(ck->x, t->dir);
-	if (t->tf)
-		tar_file_done(t->tf, t->data_ok && t->xattrs_ok, &t->xl);
+	ret = file_task_close(t, ret,
+			      s->hashing && !s->hash_broken ? &s->sha : NULL,
+			      s->stopped);
 	split_free(s);
 	__atomic_sub_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
 	/* the walker may free t from here on */
@@ -365,27 +350,46 @@ static enum fsck_result split_put(struct split_file *s)
 	return split_finish(s);
 }
 
+static bool piece_goes_on(void *arg)
+{
+	return !piece_cut_short(arg);
+}
+
 static int piece_run(void *worker, void *arg)
 {
 	struct fsck_worker *w = worker;
 	struct file_piece *p = arg;
 	struct split_file *s = p->s;
 	struct file_task *t = s->t;
-	struct data_sum ds = {
-		.fd = s->fd, .hash = s->hashing, .out = p->out, .tf = t->tf
-	};
 	struct piece_out *out = p->out;
+	const struct hash_sink sink = {
+		.add = piece_out_add, .zeros = piece_out_zeros, .arg = out,
+	};
+	const struct extent_source src = {
+		.go_on = piece_goes_on, .next_map = piece_next_map, .arg = p,
+	};
+	struct out_file of = {
+		.rep = &p->rep, .inode = &t->inode, .xl = &t->xl,
+		.xattrs_ok = t->xattrs_ok,
+		.name = t->start ? NULL : t->path + t->pathlen - t->namelen,
+		.rel = t->path + t->pathlen - t->rellen, .rellen = t->rellen,
+	};
+	struct data_sum ds = {
+		.hash = s->hashing, .sink = out ? &sink : NULL,
+		.files = &t->files, .of = &of,
+	};
 	enum fsck_result ret = FSCK_OK;
 	struct fsck_loc loc;
 	bool counts, ok;
 
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	of.loc = &loc;
 	w->rep = &p->rep;
 	if (!piece_cut_short(p))
 		ret = check_range(w, &t->inode, &loc, true, &ds, p->range.start,
-				  p->range.end, p);
+				  p->range.end, &src);
 	if (ret == FSCK_NOMEM && !p->rep.fatal)
-		report_fatal(&p->rep, "out of memory");
+		report_nomem(&p->rep, &loc);
 	w->rep = NULL;
 	counts = !p->cut_short;
 	if (!counts && erofs_pool_stopped(t->ck->pool))
@@ -470,7 +474,7 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 		p->out->broken = &s->hash_broken;
 		ord_window_reserve(&s->window, p->out->item.bytes);
 	}
-	ret = check_result_of(
+	ret = fsck_result_of(
 		erofs_pool_submit(ck->pool, piece_run, p, range->cost));
 	if (ret != FSCK_OK) {
 		/* not queued; the walker's reference keeps s */
@@ -528,31 +532,21 @@ static enum fsck_result split_plan_queue(struct checker *ck,
 	return split_queue(ck, s, &range, &ml);
 }
 
-/* The walker's part, as a task starts: xattrs, the file, the index. */
+/* The walker's part, as a task starts: open (task.h), then the index. */
 static enum fsck_result split_head(struct checker *ck, struct split_file *s,
 				   const struct fsck_loc *loc)
 {
 	struct fsck_worker *w = &ck->walker;
 	struct file_task *t = s->t;
-	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
 	struct report *saved = w->rep;
 	enum fsck_result ret;
-	bool digest;
 
 	w->rep = &t->rep;
-	ret = check_xattrs(w, &t->inode, loc, &xs);
+	ret = file_task_open(w, t, loc);
+	/* as for a whole file, the data is checked whatever the xattrs gave */
 	if (!fsck_result_goes_on(ret))
 		goto out;
-	t->xattrs_ok = ret == FSCK_OK;
-	t->xl = xs.listed;
-	ret = FSCK_OK;
-	if (t->dir)
-		ret = check_output(extract_file_create(ck->x, w->rep, loc,
-						       t->dir, task_name(t),
-						       &t->inode, &s->fd));
-	digest = ret == FSCK_OK && check_wants_digest(w->rep, ck, loc, &xs);
-	if (ret == FSCK_OK && (ck->manifest || digest))
-		ret = split_start_hash(s, digest ? xs.digest : NULL);
+	ret = t->hash ? split_start_hash(s) : FSCK_OK;
 	if (ret == FSCK_OK)
 		ret = check_index(w, &t->inode, loc);
 out:

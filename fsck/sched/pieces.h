@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A regular file split into pieces for the worker pool (the arithmetic of
- * the plan is split.h's): the walker checks the xattrs and the index and
- * creates the file, maps it once to cut it at extent starts, and queues
- * one task per piece with the maps of its extents; pieces decode and
- * write their extents with their worker's context. Of the pieces that
- * fail, only the one at the lowest offset is reported: the whole-file
- * check stops at its first problem, which is that one. Whoever drops the
- * last reference (a piece, or the walker) commits or removes the file and
- * marks its report slot done.
+ * the plan is split.h's): the walker opens the file (task.h: xattrs, the
+ * outputs open it; split files are created on the walker) and checks the
+ * index, maps it once to cut it at extent starts, and queues one task per
+ * piece with the maps of its extents (the pieces' extent source,
+ * check_internal.h); pieces decode their extents with their worker's
+ * context and hand the bytes to the outputs. Of the pieces that fail,
+ * only the one at the lowest offset is reported: the whole-file check
+ * stops at its first problem, which is that one. Whoever drops the last
+ * reference (a piece, or the walker) closes the file (task.h) and marks
+ * its report slot done.
  *
  * When the content is hashed (--manifest, a digest to verify), each piece
  * keeps its decoded bytes, up to a bound, and the ordered window (window.h)
@@ -26,11 +28,8 @@
 
 struct checker;
 struct erofs_inode;
-struct erofs_map;
-struct file_piece;
 struct file_task;
 struct fsck_loc;
-struct piece_out;
 struct split_file;
 
 /* Is the file worth splitting (only with threads)? */
@@ -46,24 +45,5 @@ void split_free(struct split_file *s);
  */
 enum fsck_result split_submit(struct checker *ck, struct split_file *s,
 			      const struct fsck_loc *loc);
-
-/* A piece's decoded bytes, in order: kept for the hash, or hashed. */
-enum fsck_result piece_out_add(struct piece_out *out, const uint8_t *buf,
-			       size_t len);
-/* The same for a hole of len bytes. */
-enum fsck_result piece_out_zeros(struct piece_out *out, uint64_t len);
-
-/*
- * Between extents: should the piece stop, its outcome no longer counting
- * (the run stopped, or a piece before it failed)? Once true, the piece is
- * cut short and its outcome is dropped.
- */
-bool piece_cut_short(struct file_piece *p);
-
-/*
- * The extent at pos as the planner mapped it, if it did: pieces are not
- * mapped twice. Past the planner's maps, the piece maps on its own.
- */
-bool piece_next_map(struct file_piece *p, uint64_t pos, struct erofs_map *map);
 
 #endif

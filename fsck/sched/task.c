@@ -6,84 +6,112 @@
 #include "cost.h"
 #include "erofs/pool.h"
 #include "interrupt.h"
-#include "manifest.h"
 #include "pieces.h"
+#include "readahead.h"
 #include "task.h"
-#include "tar.h"
 
 /* Tasks printed late at most: bounds the memory of finished ones. */
 #define TASK_MAX_PENDING 4096
 
-const char *task_name(const struct file_task *t)
+/* What the outputs are told of t, reporting into rep. */
+static void file_task_out(const struct file_task *t, struct report *rep,
+			  const struct fsck_loc *loc, struct out_file *of)
 {
-	if (t->start)
-		return NULL;
-	return t->path + t->pathlen - t->namelen;
+	memset(of, 0, sizeof(*of));
+	of->rep = rep;
+	of->loc = loc;
+	of->inode = &t->inode;
+	of->name = t->start ? NULL : t->path + t->pathlen - t->namelen;
+	of->rel = t->path + t->pathlen - t->rellen;
+	of->rellen = t->rellen;
+	of->xl = &t->xl;
+	of->xattrs_ok = t->xattrs_ok;
+	of->data_ok = t->data_ok;
+	of->skipped = t->skipped;
+	of->digest = t->have_digest ? t->digest : NULL;
 }
 
-/* Create, check, decode and write. */
-static enum fsck_result file_task_work(struct fsck_worker *w,
-				       struct file_task *t)
+enum fsck_result file_task_open(struct fsck_worker *w, struct file_task *t,
+				const struct fsck_loc *loc)
 {
 	struct checker *ck = w->ck;
-	struct xattr_scan xs = { .w = w, .list = check_wants_xattrs(ck) };
-	struct data_sum ds = { .fd = -1, .tf = t->tf };
-	enum fsck_result ret, out = FSCK_OK;
-	struct fsck_loc loc;
+	struct xattr_scan xs = {
+		.w = w, .list = outputs_want(ck->outs, OUT_XATTRS)
+	};
+	enum fsck_result ret, opened;
+	struct out_file of;
 
-	check_loc(&loc, t->path, t->pathlen, &t->inode);
-	erofs_sha256_init(&ds.sha);
-	ret = check_xattrs(w, &t->inode, &loc, &xs);
+	ret = check_xattrs(w, &t->inode, loc, &xs);
 	if (!fsck_result_goes_on(ret))
 		return ret;
 	t->xattrs_ok = ret == FSCK_OK;
-	/* a file that could not be created (ds.fd -1) is still checked */
-	if (t->dir)
-		out = check_output(extract_file_create(ck->x, w->rep, &loc,
-						       t->dir, task_name(t),
-						       &t->inode, &ds.fd));
-	if (out != FSCK_OK)
-		ret = out;
-	if (fsck_result_goes_on(ret))
-		ret = check_file(w, &t->inode, &loc, &xs, &ds,
-				 &t->digest_checked);
-	t->data_ok = ret == FSCK_OK;
-	if (ds.fd >= 0 && ret != FSCK_OK) {
-		extract_file_abort(ck->x, t->dir, task_name(t), ds.fd);
-	} else if (ds.fd >= 0) {
-		ret = extract_file_commit(ck->x, w->rep, &loc, t->dir,
-					  task_name(t), ds.fd, &t->inode,
-					  &xs.listed);
-		t->created = fsck_result_goes_on(ret);
-	}
-	t->physical = ds.physical;
-	t->have_digest = ds.have_digest;
-	memcpy(t->digest, ds.digest, sizeof(t->digest));
 	t->xl = xs.listed;
+	file_task_out(t, w->rep, loc, &of);
+	/* a file an output could not open is still checked */
+	opened = outputs_file_open(ck->outs, &t->files, &of);
+	if (opened != FSCK_OK)
+		ret = opened;
+	if (!fsck_result_goes_on(ret))
+		return ret;
+	t->verify = check_wants_digest(w->rep, ck, loc, &xs);
+	t->hash = check_hashes(ck) || t->verify;
+	if (t->verify)
+		memcpy(t->expected, xs.digest, EROFS_SHA256_LEN);
 	return ret;
 }
 
+enum fsck_result file_task_close(struct file_task *t, enum fsck_result data,
+				 struct erofs_sha256 *sha, bool skipped)
+{
+	enum fsck_result ret;
+	struct fsck_loc loc;
+	struct out_file of;
+
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	t->skipped = skipped;
+	t->data_ok = data == FSCK_OK && !skipped;
+	if (t->data_ok && sha) {
+		check_digest(&t->rep, &loc, sha, t->digest,
+			     t->verify ? t->expected : NULL);
+		t->have_digest = true;
+		t->digest_checked = t->verify;
+	}
+	file_task_out(t, &t->rep, &loc, &of);
+	ret = outputs_file_end(t->ck->outs, &t->files, &of,
+			       skipped ? FSCK_STOP : data);
+	if (skipped)
+		ret = data;
+	if (ret == FSCK_NOMEM && !t->rep.fatal)
+		report_nomem(&t->rep, &loc);
+	return ret;
+}
+
+/* A whole file: open, check and decode, close. */
 static int file_task_run(void *worker, void *arg)
 {
 	struct fsck_worker *w = worker;
 	struct file_task *t = arg;
 	struct checker *ck = w->ck;
+	struct data_sum ds = { .files = &t->files };
 	enum fsck_result ret = FSCK_OK;
+	bool skipped = erofs_pool_stopped(ck->pool) || interrupted();
 	struct fsck_loc loc;
+	struct out_file of;
 
 	t->started = true;
 	w->rep = &t->rep;
-	if (erofs_pool_stopped(ck->pool) || interrupted())
-		t->skipped = true;
-	else
-		ret = file_task_work(w, t);
-	if (ret == FSCK_NOMEM && !t->rep.fatal) {
-		check_loc(&loc, t->path, t->pathlen, &t->inode);
-		report_nomem(&t->rep, &loc);
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	erofs_sha256_init(&ds.sha);
+	if (!skipped)
+		ret = file_task_open(w, t, &loc);
+	if (!skipped && fsck_result_goes_on(ret)) {
+		file_task_out(t, w->rep, &loc, &of);
+		ds.of = &of;
+		ds.hash = t->hash;
+		ret = check_file(w, &t->inode, &loc, &ds);
+		t->physical = ds.physical;
 	}
-	extract_file_end(ck->x, t->dir);
-	if (t->tf)
-		tar_file_done(t->tf, t->data_ok && t->xattrs_ok, &t->xl);
+	ret = file_task_close(t, ret, ds.hash ? &ds.sha : NULL, skipped);
 	w->rep = NULL;
 	/* the walker may free t from here on */
 	report_task_done(ck->rep, &t->rep);
@@ -101,28 +129,23 @@ static void file_task_complete(void *arg)
 {
 	struct file_task *t = arg;
 	struct checker *ck = t->ck;
-	int ret = 0;
+	enum fsck_result ret = FSCK_OK;
+	struct fsck_loc loc;
+	struct out_file of;
 
-	if (t->skipped || !t->started) {
-		file_task_free(t);
-		return;
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	if (!t->started)
+		t->skipped = true;
+	file_task_out(t, ck->rep, &loc, &of);
+	if (!t->skipped) {
+		ck->stats.stored += t->physical;
+		ck->digests_checked += t->digest_checked;
+		ret = check_count_blocks(ck, &t->inode, t->physical);
 	}
-	ck->stats.stored += t->physical;
-	ck->digests_checked += t->digest_checked;
-	if (ck->x && t->inode.nlink > 1)
-		extract_file_status(ck->x, t->inode.nid, t->created);
-	if (check_count_blocks(ck, &t->inode, t->physical) != FSCK_OK)
-		ret = -ENOMEM;
-	if (ck->manifest && !ret)
-		ret = manifest_complete(ck->manifest, t->mf_handle, &t->inode,
-					t->have_digest ? t->digest : NULL,
-					&t->xl);
-	if (ret && !ck->rep->fatal) {
-		struct fsck_loc loc;
-
-		check_loc(&loc, t->path, t->pathlen, &t->inode);
+	if (outputs_file_done(ck->outs, &t->files, &of) == FSCK_NOMEM)
+		ret = FSCK_NOMEM;
+	if (ret == FSCK_NOMEM && !ck->rep->fatal)
 		report_nomem(ck->rep, &loc);
-	}
 	file_task_free(t);
 }
 
@@ -159,38 +182,31 @@ static struct file_task *file_task_new(struct checker *ck,
 /* The task was not queued: finish it here so that its slot is done. */
 static void file_task_abandon(struct checker *ck, struct file_task *t)
 {
-	t->skipped = true;
-	extract_file_end(ck->x, t->dir);
-	if (t->tf)
-		tar_file_done(t->tf, false, NULL);
+	file_task_close(t, FSCK_STOP, NULL, true);
 	report_task_done(ck->rep, &t->rep);
 }
 
-/* What the walker does before the task is queued, in walk order. */
-static enum fsck_result file_task_prepare(struct checker *ck,
-					  const struct walk_entry *e,
-					  const struct fsck_loc *loc,
-					  struct file_task *t,
-					  struct split_file **s)
+/* Step 1 but the queueing: what the walker does first, in walk order. */
+static enum fsck_result file_task_begin(struct checker *ck,
+					const struct walk_entry *e,
+					const struct fsck_loc *loc,
+					struct file_task *t,
+					struct split_file **s)
 {
-	const char *rel = t->path + t->pathlen - t->rellen;
-	enum fsck_result ret;
+	struct out_entry oe = {
+		.e = e, .loc = loc, .rep = ck->rep, .ctx = ck->ctx,
+		.xattrs_ok = true,
+	};
+	enum fsck_result ret = FSCK_OK;
 
-	ret = check_list(ck, e, NULL);
-	if (ret == FSCK_OK && ck->decode)
-		ret = check_result_of(
-			readahead_file(&ck->ra, e->inode, ck->rep, loc));
+	if (ck->decode)
+		ret = fsck_result_of(
+			readahead_file(ck->ra, e->inode, ck->rep, loc));
 	if (ret == FSCK_OK && pieces_worth(ck, e->inode) &&
 	    !(*s = split_new(t)))
 		ret = FSCK_NOMEM;
-	if (ret == FSCK_OK && ck->manifest)
-		ret = check_result_of(manifest_add_pending(
-			ck->manifest, rel, t->rellen, e->inode, &t->mf_handle));
-	if (ret == FSCK_OK && ck->x)
-		ret = check_output(extract_file_begin(ck->x, e, loc, &t->dir));
-	if (ret == FSCK_OK && ck->tar)
-		ret = check_result_of(
-			tar_file_begin(ck->tar, e, ck->rep, loc, &t->tf));
+	if (ret == FSCK_OK)
+		ret = outputs_file_begin(ck->outs, &oe, &t->files);
 	return ret;
 }
 
@@ -212,11 +228,13 @@ enum fsck_result task_submit_file(struct checker *ck,
 	t = file_task_new(ck, e);
 	if (!t)
 		return FSCK_NOMEM;
-	ret = file_task_prepare(ck, e, loc, t, &s);
+	ret = file_task_begin(ck, e, loc, t, &s);
 	if (ret != FSCK_OK) {
 		if (s)
 			split_free(s);
-		free(t);
+		/* what the outputs began is ended, never opened */
+		file_task_close(t, FSCK_STOP, NULL, true);
+		file_task_complete(t);
 		return ret;
 	}
 	while (ck->rep->q_tasks >= TASK_MAX_PENDING && task_throttle(ck))
@@ -231,9 +249,10 @@ enum fsck_result task_submit_file(struct checker *ck,
 	if (s)
 		ret = split_submit(ck, s, loc);
 	else
-		ret = check_result_of(erofs_pool_submit(
+		ret = fsck_result_of(erofs_pool_submit(
 			ck->pool, file_task_run, t,
-			cost_file(e->inode, ck->decode, ck->x)));
+			cost_file(e->inode, ck->decode,
+				  outputs_want(ck->outs, OUT_CREATES))));
 	if (fsck_result_goes_on(ret))
 		return FSCK_OK;
 	if (!t->started)

@@ -17,6 +17,7 @@ enum rec_kind {
 	REC_FAILURE,
 	REC_FATAL,
 	REC_MSG,		/* information, debugging: never logged */
+	REC_DIFF,		/* --compare: on standard output */
 };
 
 struct report_rec {
@@ -36,6 +37,7 @@ static const char *const kind_prefix[] = {
 	[REC_FAILURE] = "",
 	[REC_FATAL] = "",
 	[REC_MSG] = "",
+	[REC_DIFF] = "",
 };
 
 static const char *const kind_severity[] = {
@@ -45,6 +47,7 @@ static const char *const kind_severity[] = {
 	[REC_FAILURE] = "failure",
 	[REC_FATAL] = "fatal",
 	[REC_MSG] = "message",
+	[REC_DIFF] = "difference",
 };
 
 void report_init(struct report *r, const char *image, int level)
@@ -130,6 +133,13 @@ static void rec_print(struct report *r, const struct report_rec *rec)
 		return;
 	rec_where(&sb, rec);
 	progress_hide(r->progress);
+	if (rec->kind == REC_DIFF) {
+		printf("%s%s%s\n", sb.len ? sb.s : "", sb.len ? ": " : "",
+		       rec->msg ? rec->msg : "out of memory");
+		progress_show(r->progress);
+		sb_release(&sb);
+		return;
+	}
 	fflush(stdout);
 	fprintf(stderr, PROG ": %s%s%s%s\n", sb.len ? sb.s : "",
 		sb.len ? ": " : "", kind_prefix[rec->kind],
@@ -279,6 +289,17 @@ void report_warning(struct report *r, const struct fsck_loc *loc,
 	va_end(ap);
 }
 
+void report_difference(struct report *r, const struct fsck_loc *loc,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status |= FSCK_EXIT_DIFFERS;
+	va_start(ap, fmt);
+	rec_make(r, REC_DIFF, 0, loc, EROFS_NO_NID, EROFS_NO_OFFSET, fmt, ap);
+	va_end(ap);
+}
+
 void report_failure(struct report *r, const struct fsck_loc *loc,
 		    const char *fmt, ...)
 {
@@ -417,6 +438,9 @@ int report_finish(struct report *r)
 	else if (incomplete)
 		fprintf(stderr, PROG ": %s: %s not completed\n", r->image,
 			r->job);
+	else if (r->status & FSCK_EXIT_DIFFERS)
+		fprintf(stderr, PROG ": %s differs from the directory\n",
+			r->image);
 	else if (r->level >= FSCK_LVL_INFO)
 		fprintf(stderr, PROG ": no errors found in %s\n", r->image);
 	progress_show(r->progress);

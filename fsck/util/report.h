@@ -20,7 +20,11 @@
  * main report when its slot is printed.
  *
  * Exit codes follow fsck(8) and are or-ed together: 0 no errors, 4 errors
- * left uncorrected, 8 operational error, 16 usage error, 32 cancelled.
+ * left uncorrected, 8 operational error, 16 usage error, 32 cancelled;
+ * with --compare=DIR, 1 (the bit fsck(8) gives to errors corrected, which
+ * a read-only check never makes): the image and DIR differ. Differences
+ * are printed on standard output, one line each, "<path>: <what differs>",
+ * in walk order like problems.
  */
 #ifndef FSCK_REPORT_H
 #define FSCK_REPORT_H
@@ -35,6 +39,7 @@
 
 enum fsck_exit {
 	FSCK_EXIT_OK = 0,
+	FSCK_EXIT_DIFFERS = 1,		/* --compare: the trees differ */
 	FSCK_EXIT_UNCORRECTED = 4,
 	FSCK_EXIT_OPERATIONAL = 8,
 	FSCK_EXIT_USAGE = 16,
@@ -122,6 +127,11 @@ void report_problem(struct report *r, const struct fsck_loc *loc,
 /* Suspicious but readable: printed at the warning level, not counted. */
 void report_warning(struct report *r, const struct fsck_loc *loc,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* --compare: the image and the directory differ at loc (stdout). */
+void report_difference(struct report *r, const struct fsck_loc *loc,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * An operational failure that does not stop the run (an entry could not

@@ -113,15 +113,15 @@ END_TEST
 
 START_TEST(test_results_of_errno)
 {
-	ck_assert_int_eq(check_result_of(0), FSCK_OK);
-	ck_assert_int_eq(check_result_of(1), FSCK_REPORTED);
-	ck_assert_int_eq(check_result_of(-ENOMEM), FSCK_NOMEM);
-	ck_assert_int_eq(check_result_of(-EIO), FSCK_STOP);
-	ck_assert_int_eq(check_result_of(-EINTR), FSCK_STOP);
+	ck_assert_int_eq(fsck_result_of(0), FSCK_OK);
+	ck_assert_int_eq(fsck_result_of(1), FSCK_REPORTED);
+	ck_assert_int_eq(fsck_result_of(-ENOMEM), FSCK_NOMEM);
+	ck_assert_int_eq(fsck_result_of(-EIO), FSCK_STOP);
+	ck_assert_int_eq(fsck_result_of(-EINTR), FSCK_STOP);
 	/* through the pool and back, a stop stays what it was */
-	ck_assert_int_eq(check_result_of(check_errno(FSCK_NOMEM)), FSCK_NOMEM);
-	ck_assert_int_eq(check_result_of(check_errno(FSCK_STOP)), FSCK_STOP);
-	ck_assert_int_eq(check_result_of(check_errno(FSCK_REPORTED)), FSCK_OK);
+	ck_assert_int_eq(fsck_result_of(check_errno(FSCK_NOMEM)), FSCK_NOMEM);
+	ck_assert_int_eq(fsck_result_of(check_errno(FSCK_STOP)), FSCK_STOP);
+	ck_assert_int_eq(fsck_result_of(check_errno(FSCK_REPORTED)), FSCK_OK);
 }
 END_TEST
 

@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output.h"
 #include "report.h"
 #include "walk.h"
 
@@ -62,6 +63,13 @@ struct tar_opts {
 };
 
 #ifdef HAVE_LIBARCHIVE
+
+/*
+ * Open the archive and add it to l, as the output (output.h) that wants
+ * xattrs and data; 0 or a negative errno (reported).
+ */
+int tar_add_output(struct outputs *l, const struct tar_opts *o,
+		   struct report *rep);
 
 /* Open the output and the writer; 0 or a negative errno (reported). */
 int tar_open(struct tar_writer **tw, const struct tar_opts *o,
@@ -118,67 +126,12 @@ void tar_close(struct tar_writer *tw);
 
 /*
  * Built without libarchive: main.c refuses --tar before anything is read,
- * so no writer ever exists for these to be called with.
+ * so no writer is ever opened.
  */
-static inline int tar_open(struct tar_writer **tw, const struct tar_opts *o,
-			   struct report *rep)
-{
-	*tw = NULL;
-	return -EOPNOTSUPP;
-}
-
-static inline void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool)
-{
-}
-
-static inline int tar_node(struct tar_writer *tw, const struct walk_entry *e,
-			   const char *target, const struct xattr_list *xl)
+static inline int tar_add_output(struct outputs *l, const struct tar_opts *o,
+				 struct report *rep)
 {
 	return -EOPNOTSUPP;
-}
-
-static inline int tar_link(struct tar_writer *tw, const struct walk_entry *e)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline int tar_file_begin(struct tar_writer *tw,
-				 const struct walk_entry *e, struct report *rep,
-				 const struct fsck_loc *loc,
-				 struct tar_file **tf)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline int tar_file_write(struct tar_file *tf, const void *buf,
-				 size_t len, uint64_t off)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline void tar_file_done(struct tar_file *tf, bool ok,
-				 const struct xattr_list *xl)
-{
-}
-
-static inline bool tar_failed(const struct tar_writer *tw)
-{
-	return false;
-}
-
-static inline int tar_finish(struct tar_writer *tw, struct report *rep,
-			     bool complete)
-{
-	return 0;
-}
-
-static inline void tar_close(struct tar_writer *tw)
-{
 }
 
 #endif

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The walker's visitor: each entry is checked here, on the walker, or
+ * handed to the scheduler (a regular file's task, sched/task.h), and goes
+ * to the outputs (output.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check_internal.h"
+#include "erofs/inode.h"
+#include "erofs/pool.h"
+#include "interrupt.h"
+#include "readahead.h"
+#include "split.h"
+#include "task.h"
+#include "visit.h"
+
+int checker_set_pool(struct checker *ck, struct erofs_pool *pool)
+{
+	unsigned int threads = erofs_pool_threads(pool);
+
+	ck->ra = calloc(1, sizeof(*ck->ra));
+	if (!ck->ra)
+		return -ENOMEM;
+	ck->pool = pool;
+	ck->rep->threaded = threads > 0;
+	ck->split_ns = split_piece_ns();
+	ck->splits_max = threads ? threads : 1;
+	readahead_init(ck->ra, ck->ctx, pool);
+	outputs_attach(ck->outs, pool, task_throttle, ck);
+	return 0;
+}
+
+/* A directory, a symlink or another inode that is not a regular file. */
+static enum fsck_result visit_inline(struct checker *ck,
+				     const struct walk_entry *e,
+				     const struct fsck_loc *loc,
+				     void **dir_state)
+{
+	struct fsck_worker *w = &ck->walker;
+	struct xattr_scan xs = {
+		.w = w, .list = outputs_want(ck->outs, OUT_XATTRS)
+	};
+	struct data_sum ds = { 0 };
+	struct out_entry oe = {
+		.e = e, .loc = loc, .rep = ck->rep, .ctx = ck->ctx,
+		.xl = &xs.listed,
+	};
+	enum fsck_result res;
+
+	erofs_sha256_init(&ds.sha);
+	res = check_xattrs(w, e->inode, loc, &xs);
+	oe.xattrs_ok = res == FSCK_OK;
+	if (fsck_result_goes_on(res))
+		res = check_inline_data(ck, e->inode, loc, &ds);
+	if (fsck_result_goes_on(res)) {
+		oe.target = ds.target_ok ? (const char *)w->buf : NULL;
+		oe.digest = ds.have_digest ? ds.digest : NULL;
+		res = outputs_entry(ck->outs, &oe, dir_state);
+	}
+	xattr_list_release(&xs.listed);
+	return res;
+}
+
+/* A further name of an inode met before. */
+static enum fsck_result visit_other_name(struct checker *ck,
+					 const struct walk_entry *e,
+					 const struct fsck_loc *loc)
+{
+	struct out_entry oe = {
+		.e = e, .loc = loc, .rep = ck->rep, .ctx = ck->ctx,
+		.xattrs_ok = true,
+	};
+
+	check_count_name(ck, e->inode);
+	return outputs_entry(ck->outs, &oe, NULL);
+}
+
+static int visit_entry(void *arg, const struct walk_entry *e, void **dir_state)
+{
+	struct checker *ck = arg;
+	const struct erofs_inode *inode = e->inode;
+	enum fsck_result ret;
+	struct fsck_loc loc;
+
+	/* an output could not be written: stop (its finish says why) */
+	if (outputs_failed(ck->outs))
+		return check_errno(FSCK_STOP);
+	__atomic_add_fetch(&ck->pc.entries, 1, __ATOMIC_RELAXED);
+	report_msg(ck->rep, FSCK_LVL_DEBUG, "nid %llu: mode 0%o, size %llu",
+		   (unsigned long long)e->nid, inode->mode,
+		   (unsigned long long)inode->size);
+	check_loc(&loc, e->path, e->pathlen, inode);
+	if (!e->first)
+		ret = visit_other_name(ck, e, &loc);
+	else if (S_ISREG(inode->mode))
+		ret = task_submit_file(ck, e, &loc);
+	else
+		ret = visit_inline(ck, e, &loc, dir_state);
+	report_drain(ck->rep);
+	if (ret == FSCK_NOMEM && !ck->rep->fatal)
+		report_nomem(ck->rep, &loc);
+	return check_errno(ret);
+}
+
+static int visit_dir_done(void *arg, const struct walk_entry *e,
+			  void *dir_state)
+{
+	struct checker *ck = arg;
+
+	(void)e;
+	outputs_dir_end(ck->outs, dir_state);
+	report_drain(ck->rep);
+	return 0;
+}
+
+void checker_visitor(struct checker *ck, struct walk_visitor *v)
+{
+	v->entry = visit_entry;
+	v->dir_done = visit_dir_done;
+	v->arg = ck;
+}
+
+int checker_finish(struct checker *ck)
+{
+	int ret = 0;
+
+	if (ck->pool && interrupted())
+		erofs_pool_cancel(ck->pool, -EINTR);
+	if (ck->pool)
+		ret = erofs_pool_wait(ck->pool);
+	report_drain(ck->rep);
+	if (ret)
+		ck->stopped = true;
+	check_count_links(ck);
+	return ret;
+}
