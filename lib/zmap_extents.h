@@ -39,7 +39,7 @@ struct z_found {
 
 struct z_hint;
 
-/* ---- zmap_extents.c: records ---- */
+/* ---- zmap_records.c: records ---- */
 
 /* An -EFSCORRUPTED error about record ext. */
 int z_ext_corrupt(struct erofs_ctx *ctx, const struct erofs_inode *inode,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the two halves of compressed-file mapping: lcluster indexes
- * (zmap.c) and encoded extents (zmap_extents.c).
+ * (zmap.c) and encoded extents (zmap_extents.c, zmap_records.c,
+ * zmap_lookup.c). The checks they share are zmap_check.c's.
  */
 #ifndef EROFS_LIB_ZMAP_INTERNAL_H
 #define EROFS_LIB_ZMAP_INTERNAL_H
@@ -29,6 +30,8 @@ static inline uint64_t z_erofs_addr_limit(const struct erofs_image *img)
 		return 1ULL << 63;
 	return (1ULL << 48) << img->blkszbits;
 }
+
+/* ---- zmap_check.c ---- */
 
 /*
  * Record an -EFSCORRUPTED error about inode; pos is the byte position of

@@ -7,9 +7,9 @@
 #include "cost.h"
 #include "erofs/data.h"
 #include "erofs/pool.h"
+#include "file.h"
 #include "pieces.h"
 #include "split.h"
-#include "task.h"
 #include "window.h"
 
 /*

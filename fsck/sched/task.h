@@ -1,69 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The life cycle of a regular file, from its first name met by the walker
- * to its results taken in walk order, whether a worker checks it whole or
- * its pieces are split among workers (pieces.h):
- *
- * 1. begin (walker, walk order): its fragment is read ahead
- *    (readahead.h), it is planned whole or split, the outputs get its
- *    entry (output.h) and the task is queued;
- * 2. open (file_task_open(), on the thread that starts its data: a
- *    worker, or the walker for a split file): its xattrs are checked, the
- *    outputs open it, the digest to verify is known;
- * 3. data: check_file() for a whole file, check_range() per piece;
- * 4. end (file_task_close(), on whichever thread finishes the data): the
- *    digest, the outputs' file_end with the data's result, running out of
- *    memory reported, the report slot marked done;
- * 5. done (walker, walk order, when its report slot is printed): the
- *    outputs' file_done and the statistics.
- *
- * The walker waits for the oldest task when too many are pending, which
- * bounds the memory of finished ones.
+ * The tasks of regular files on the worker pool: steps 1 and 5 of a
+ * file's life cycle (file.h). The walker reads a file's fragment ahead
+ * (readahead.h), plans it whole or split (pieces.h), hands its entry to
+ * the outputs and queues its task; a worker runs a whole file's task
+ * (open, check_file(), close); the walker takes the results in walk order
+ * when the file's report slot is printed. The walker waits for the oldest
+ * task when too many are pending, which bounds the memory of finished
+ * ones.
  */
 #ifndef FSCK_TASK_H
 #define FSCK_TASK_H
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
-#include "erofs/hash.h"
-#include "erofs/inode.h"
-#include "output.h"
-#include "report.h"
 #include "result.h"
-#include "xattr_list.h"
 
 struct checker;
 struct fsck_loc;
-struct fsck_worker;
 struct walk_entry;
-
-/* A regular file, checked (and written) by a worker. */
-struct file_task {
-	struct checker *ck;
-	struct report rep;
-	struct report_slot slot;
-	struct erofs_inode inode;
-	struct out_files files; /* the outputs' states of it */
-	bool start; /* the start of the walk */
-	bool started; /* the task ran (or was skipped) */
-	bool skipped; /* the run had stopped */
-	/* open: what the data check needs */
-	bool hash; /* its content is hashed */
-	bool verify; /* against expected */
-	uint8_t expected[EROFS_SHA256_LEN];
-	/* results */
-	bool data_ok;
-	bool xattrs_ok;
-	bool have_digest;
-	uint8_t digest[EROFS_SHA256_LEN];
-	struct xattr_list xl;
-	uint64_t physical;
-	bool digest_checked;
-	size_t pathlen, rellen, namelen;
-	char path[]; /* in the image, NUL-terminated */
-};
 
 /* The first name of a regular file: queue its task. */
 enum fsck_result task_submit_file(struct checker *ck,
@@ -75,21 +30,5 @@ enum fsck_result task_submit_file(struct checker *ck,
  * none is pending (arg is the checker).
  */
 bool task_throttle(void *arg);
-
-/*
- * Step 2, with w reporting into t->rep: FSCK_OK or FSCK_REPORTED when
- * the data is to be checked, otherwise what stops it.
- */
-enum fsck_result file_task_open(struct fsck_worker *w, struct file_task *t,
-				const struct fsck_loc *loc);
-
-/*
- * Step 4: data is the data check's result; sha the content's hash when
- * it was hashed whole, else NULL; skipped when the run stopped before the
- * data was checked. The file's result. The caller then marks the slot
- * done (report_task_done()), after which t is the walker's.
- */
-enum fsck_result file_task_close(struct file_task *t, enum fsck_result data,
-				 struct erofs_sha256 *sha, bool skipped);
 
 #endif

@@ -12,9 +12,20 @@
  *
  * Byte 0 of an image is ignored by the format (format.md, "Superblock"), so it
  * chooses the options; all bits clear, the seeds' case, is the most thorough
- * run: bit 0  decode only (--extract) instead of --extract=DIR --xattrs bit 1
- * no --manifest bit 2  no --xattr-inode-digest bit 3  no -p bit 4  the image
- * again as its first extra device (--device) bit 5  debugging messages (-d9)
+ * run of the checks:
+ *   bit 0  decode only (--extract) instead of --extract=DIR --xattrs
+ *   bit 4  the image again as its first extra device (--device)
+ *   bit 5  debugging messages (-d9)
+ *   bits 6-7  which other outputs (output.h) the run has:
+ *     0  bit 1 no --manifest, bit 2 no --xattr-inode-digest, bit 3 no -p
+ *     1  --tar=FILE --sparse in the format bits 1-3 choose (pax, gnutar,
+ *        ustar, cpio, newc, mtree, zip, v7tar), --fs-config=FILE and
+ *        --file-contexts=FILE
+ *     2  --list with a selection: --include and --exclude patterns, bits
+ *        1-3 choosing which (one of them with a leading "./" or a '/')
+ *     3  --compare=DIR --xattrs against a small fixed tree made at start
+ *        (a file, a hard link, a symlink, a directory), bits 1-3 choosing
+ *        -j1/-j2 and a selection
  *
  * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
  * with -close_fd_mask=2 to silence fsck's messages as well.
@@ -46,6 +57,24 @@ static char image_path[64];
 static char extract_dir[4096];
 static char extract_opt[4096 + 16];
 static char device_opt[64 + 16];
+static char tar_opt[4096 + 16];
+static char fs_config_opt[4096 + 32];
+static char file_contexts_opt[4096 + 32];
+static char compare_dir[4096];
+static char compare_opt[4096 + 16];
+
+static const char *const tar_formats[] = {
+	"--format=pax",	  "--format=gnutar", "--format=ustar",
+	"--format=cpio",  "--format=newc",   "--format=mtree",
+	"--format=zip",	  "--format=v7tar",
+};
+
+static const char *const patterns[][2] = {
+	{ "--include=*[a-m]*", "--exclude=*z*" },
+	{ "--include=./a", "--exclude=b/*" },
+	{ "--include=*/", "--exclude=*.[ch]" },
+	{ "--include=/?", "--exclude=[!a]*" },
+};
 
 static void die(const char *what)
 {
@@ -88,6 +117,46 @@ static void remove_extract_dir(void)
 	clean_extract_dir(1);
 }
 
+/* The tree --compare reads: a file, a hard link, a symlink, a directory. */
+static void make_compare_dir(void)
+{
+	char path[4096 + 16];
+	FILE *f;
+
+	snprintf(compare_dir, sizeof(compare_dir), "%s.compare", extract_dir);
+	if (mkdir(compare_dir, 0755) < 0)
+		die(compare_dir);
+	snprintf(path, sizeof(path), "%s/a", compare_dir);
+	f = fopen(path, "w");
+	if (!f || fputs("fuzz\n", f) < 0 || fclose(f))
+		die(path);
+	snprintf(path, sizeof(path), "%s/b", compare_dir);
+	if (mkdir(path, 0755) < 0)
+		die(path);
+	snprintf(path, sizeof(path), "%s/b/link", compare_dir);
+	snprintf(compare_opt, sizeof(compare_opt), "%s/a", compare_dir);
+	if (link(compare_opt, path) < 0)
+		die(path);
+	snprintf(path, sizeof(path), "%s/sym", compare_dir);
+	if (symlink("b/link", path) < 0)
+		die(path);
+	snprintf(compare_opt, sizeof(compare_opt), "--compare=%s",
+		 compare_dir);
+}
+
+static void remove_compare_dir(void)
+{
+	char path[4096 + 16];
+	static const char *const names[] = { "sym", "b/link", "b", "a" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", compare_dir, names[i]);
+		remove(path);
+	}
+	rmdir(compare_dir);
+}
+
 static void make_extract_dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -98,7 +167,14 @@ static void make_extract_dir(void)
 		die("mkdtemp");
 	snprintf(extract_opt, sizeof(extract_opt), "--extract=%s/out",
 		 extract_dir);
+	snprintf(tar_opt, sizeof(tar_opt), "--tar=%s/archive", extract_dir);
+	snprintf(fs_config_opt, sizeof(fs_config_opt), "--fs-config=%s/fsc",
+		 extract_dir);
+	snprintf(file_contexts_opt, sizeof(file_contexts_opt),
+		 "--file-contexts=%s/fc", extract_dir);
 	atexit(remove_extract_dir);
+	make_compare_dir();
+	atexit(remove_compare_dir);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -139,10 +215,40 @@ static void set_image(const uint8_t *data, size_t size)
 	}
 }
 
+/* Bits 6-7 of byte 0: the outputs beyond the checks (the header). */
+static int other_outputs(unsigned int opts, char **argv, int argc)
+{
+	unsigned int sub = (opts >> 1) & 7;
+
+	switch (opts >> 6) {
+	case 1:
+		argv[argc++] = tar_opt;
+		argv[argc++] = (char *)tar_formats[sub];
+		argv[argc++] = "--sparse";
+		argv[argc++] = fs_config_opt;
+		argv[argc++] = file_contexts_opt;
+		break;
+	case 2:
+		argv[argc++] = "--list";
+		argv[argc++] = (char *)patterns[sub & 3][0];
+		if (sub & 4)
+			argv[argc++] = (char *)patterns[sub & 3][1];
+		break;
+	default:
+		argv[argc++] = compare_opt;
+		argv[argc++] = "--xattrs";
+		argv[argc++] = sub & 1 ? "-j2" : "-j1";
+		if (sub & 2)
+			argv[argc++] = (char *)patterns[sub >> 2][0];
+		break;
+	}
+	return argc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int opts = size ? data[0] : 0;
-	char *argv[16];
+	char *argv[24];
 	int argc = 0;
 
 	argv[argc++] = "fsck.erofs";
@@ -154,12 +260,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		argv[argc++] = "--extract";
 	}
-	if (!(opts & 2))
-		argv[argc++] = "--manifest";
-	if (!(opts & 4))
-		argv[argc++] = "--xattr-inode-digest";
-	if (!(opts & 8))
-		argv[argc++] = "-p";
+	if (FUZZ_EXTRACT_DIR && opts >> 6) {
+		argc = other_outputs(opts, argv, argc);
+	} else {
+		if (!(opts & 2))
+			argv[argc++] = "--manifest";
+		if (!(opts & 4))
+			argv[argc++] = "--xattr-inode-digest";
+		if (!(opts & 8))
+			argv[argc++] = "-p";
+	}
 	if (opts & 16)
 		argv[argc++] = device_opt;
 	if (opts & 32)

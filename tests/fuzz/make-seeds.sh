@@ -51,3 +51,20 @@ make_seed lz4hc-big -zlz4hc -C16384
 make_seed lz4hc-ztailpacking -zlz4hc -Eztailpacking
 make_seed lz4hc-legacy -zlz4hc -Elegacy-compress
 make_seed lz4-compact-inodes -zlz4 -Eforce-inode-compact
+
+# The same images with byte 0 choosing the other outputs (fuzz_fsck.c):
+# archives in pax, cpio and mtree, a listing with a selection, a
+# comparison at -j1 and -j2.
+seed_outputs()
+{
+	local base=$1 byte name
+	shift
+	for byte in "$@"; do
+		name=$base-out$byte
+		cp "$out/$base.erofs" "$out/$name.erofs"
+		printf "\\x$byte" | dd of="$out/$name.erofs" bs=1 count=1 \
+			conv=notrunc 2>/dev/null
+	done
+}
+seed_outputs lz4hc 40 46 4a 80 8a c0 c2
+seed_outputs plain 40 88 c4
