@@ -123,7 +123,6 @@ set_defaults() {
 	CODECS=${CODECS:-}
 	PCLUSTERS=${PCLUSTERS:-}
 	SHARED=${SHARED:-$top/../shared/bench}
-	[ -d "$SHARED" ] || SHARED=/work/shared/bench
 	if [ -z "${FS:-}" ]; then
 		if [ "$(id -u)" = 0 ]; then FS=tmpfs; else FS=dir; fi
 	fi

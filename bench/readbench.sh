@@ -16,7 +16,6 @@ top=$(dirname -- "$here")
 READBENCH=${READBENCH:-$here/readbench}
 RUNS=${RUNS:-3}
 shared=$top/../shared/bench
-[ -d "$shared" ] || shared=/work/shared/bench
 image=${1:-$shared/seed-48bit.erofs}
 shift $(($# > 0 ? 1 : 0))
 paths=("$@")

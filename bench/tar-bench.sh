@@ -11,7 +11,7 @@
 # command changes.
 #
 # Environment: FSCK (default $top/fsck/fsck.erofs), MKFS (default
-# /work/shared/tools/erofs-utils-1.9.3/mkfs.erofs), WORK (default
+# $top/../shared/tools/erofs-utils-1.9.3/mkfs.erofs), WORK (default
 # /dev/shm/erofs-tar-bench), TREE_MIB (tree of (a), default 200), BIG_MIB
 # (the file of (b), default 512), RUNS (default 3).
 set -uo pipefail
@@ -20,7 +20,7 @@ export LC_ALL=C
 here=$(cd -- "$(dirname -- "$0")" && pwd)
 top=$(dirname -- "$here")
 FSCK=${FSCK:-$top/fsck/fsck.erofs}
-MKFS=${MKFS:-/work/shared/tools/erofs-utils-1.9.3/mkfs.erofs}
+MKFS=${MKFS:-$top/../shared/tools/erofs-utils-1.9.3/mkfs.erofs}
 WORK=${WORK:-/dev/shm/erofs-tar-bench}
 TREE_MIB=${TREE_MIB:-200}
 BIG_MIB=${BIG_MIB:-512}

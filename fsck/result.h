@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What one step of the command came to: checking an entry (check.c and
- * the scheduling of files, task.c and pieces.c) or writing it out
- * (extract.h). The library speaks negative errno values with an error
- * record (erofs/error.h), and so do fsck's parts that only succeed or fail
- * (the walk, the manifest, the archive, Android metadata): the checks turn
- * those into one of these where they call them (fsck_result_of(), in
- * check_internal.h), and give them back as an errno only to the worker
- * pool and the walker, in one place (check_errno()).
+ * What one step of the command came to: checking an entry (check/, the
+ * visitor and the scheduling of files, sched/) or writing it out (every
+ * output's call, output.h). The library speaks negative errno values with
+ * an error record (erofs/error.h), and so do fsck's parts that only
+ * succeed or fail (the walk, the manifest's and the archive's writers,
+ * Android metadata): they become one of these where they are called, in
+ * one place (fsck_result_of(), below), and go back to errno values only
+ * for the worker pool and the walker, in one place too (check_errno(),
+ * check_internal.h).
  *
  * A problem in the image, or with one output file, is reported where it
  * is found and the run goes on (FSCK_REPORTED). Running out of memory is

@@ -40,12 +40,14 @@ static enum fsck_result visit_inline(struct checker *ck,
 				     void **dir_state)
 {
 	struct fsck_worker *w = &ck->walker;
-	struct xattr_scan xs = {
-		.w = w, .list = outputs_want(ck->outs, OUT_XATTRS)
-	};
+	struct xattr_scan xs = { .w = w,
+				 .list = outputs_want(ck->outs, OUT_XATTRS) };
 	struct data_sum ds = { 0 };
 	struct out_entry oe = {
-		.e = e, .loc = loc, .rep = ck->rep, .ctx = ck->ctx,
+		.e = e,
+		.loc = loc,
+		.rep = ck->rep,
+		.ctx = ck->ctx,
 		.xl = &xs.listed,
 	};
 	enum fsck_result res;
@@ -70,7 +72,10 @@ static enum fsck_result visit_other_name(struct checker *ck,
 					 const struct fsck_loc *loc)
 {
 	struct out_entry oe = {
-		.e = e, .loc = loc, .rep = ck->rep, .ctx = ck->ctx,
+		.e = e,
+		.loc = loc,
+		.rep = ck->rep,
+		.ctx = ck->ctx,
 		.xattrs_ok = true,
 	};
 

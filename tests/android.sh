@@ -10,8 +10,8 @@
 #
 # Needs root (security.* xattrs, owners) and mkfs.erofs: skipped without.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP not root: cannot set owners and security xattrs"

@@ -17,8 +17,8 @@
 #
 # Needs root (owners, devices, trusted xattrs) and mkfs.erofs.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP not root: cannot set owners or make devices"

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+
 from erofstest import SB, le16, le32, le64, round_up, seal_superblock, tap, \
     tap_end
 

@@ -48,6 +48,8 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+
 from erofstest import tap, tap_end
 
 SRCDIR = os.environ.get("srcdir", os.path.dirname(sys.argv[0]) or ".")
@@ -141,7 +143,7 @@ def survey(top, want):
 
 def tree_manifest(top):
     out = subprocess.run([sys.executable,
-                          os.path.join(SRCDIR, "treemanifest.py"), top],
+                          os.path.join(SRCDIR, "lib", "treemanifest.py"), top],
                          stdout=subprocess.PIPE, check=True).stdout
     return out.decode()
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+
 from erofstest import tap, tap_end
 
 FSCK = os.environ.get("FSCK", "fsck.erofs")

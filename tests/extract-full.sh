@@ -9,8 +9,8 @@
 # it extracted before. With --path=/sizes, DIR/PATH is the path below
 # /sizes.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 make_scratch
 mnt=$scratch/mnt

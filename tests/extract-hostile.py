@@ -38,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+
 from erofstest import SB, le16, le32, le64, tap, tap_end
 
 FT_DIR = 2

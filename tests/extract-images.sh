@@ -17,8 +17,8 @@
 # DIR is on a tmpfs mounted here (xattrs, ACLs, 64-bit times); without
 # one, in the build directory. Skips (77) unless run as root.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 data=$srcdir/data
 if [ "$(id -u)" -ne 0 ]; then
@@ -117,7 +117,7 @@ for entry in "${images[@]}"; do
 			extracted_ok=false
 			continue
 		fi
-		"$PYTHON3" "$srcdir/treemanifest.py" "$out" >"$scratch/tree"
+		"$PYTHON3" "$srcdir/lib/treemanifest.py" "$out" >"$scratch/tree"
 		if cmp -s "$scratch/tree" "$data/$manifest"; then
 			tap_ok "$name -j$jobs: extraction matches $manifest"
 		else
@@ -138,7 +138,7 @@ with open(sys.argv[1], "rb") as f:
 	elif ! kernel_mount "$image" "$blksz" "${opts[@]}"; then
 		tap_skip "$name: kernel view" "$why"
 	else
-		"$PYTHON3" "$srcdir/treemanifest.py" "$kmnt" >"$scratch/kernel.manifest"
+		"$PYTHON3" "$srcdir/lib/treemanifest.py" "$kmnt" >"$scratch/kernel.manifest"
 		if cmp -s "$scratch/kernel.manifest" "$scratch/tree"; then
 			tap_ok "$name: extraction matches the kernel's mount"
 		else

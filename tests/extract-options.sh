@@ -22,8 +22,8 @@
 #
 # Pieces that need root (owners, another user) are skipped otherwise.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 make_scratch
 chmod 0755 "$scratch"
@@ -98,7 +98,7 @@ for line in sys.stdin:
 same()
 {
 	local what=$1 dir=$2 want=$3 fields=${4:-1,2,3,4,5,6,7,8,9,10,11,12}
-	"$PYTHON3" "$srcdir/treemanifest.py" --fields "$fields" "$dir" \
+	"$PYTHON3" "$srcdir/lib/treemanifest.py" --fields "$fields" "$dir" \
 		>"$scratch/got" 2>"$err"
 	if cmp -s "$scratch/got" "$want"; then
 		tap_ok "$what"
@@ -302,7 +302,7 @@ EOF
 		(ulimit -n 40 && fsck -j$jobs --extract="$d" \
 			"$scratch/deep.erofs")
 		status=$?
-		"$PYTHON3" "$srcdir/treemanifest.py" --fields 1,2,6,8 "$tree" \
+		"$PYTHON3" "$srcdir/lib/treemanifest.py" --fields 1,2,6,8 "$tree" \
 			>"$scratch/want"
 		if [ "$status" -ne 0 ]; then
 			tap_not_ok "600 levels, 40 descriptors, -j$jobs: exit $status"

@@ -9,8 +9,8 @@
 # pcluster of /text/words-1m.txt (block 300), so that the JSON report has
 # a problem with a path, a nid, an offset and a message.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 expected=$srcdir/data/expected
 make_scratch

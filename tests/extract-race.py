@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+
 from erofstest import tap, tap_end
 
 SRCDIR = os.environ.get("srcdir", os.path.dirname(sys.argv[0]) or ".")

@@ -33,6 +33,8 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+
 from erofstest import SB, seal_superblock, tap, tap_end
 
 BS = 4096

@@ -7,8 +7,8 @@
 #
 # data/index gives the manifest and extra options of each image.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 xz=$1
 name=$(basename "$xz" .xz)

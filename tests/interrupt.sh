@@ -32,8 +32,8 @@
 # "env --default-signal" where env has it, else the SIGINT cases are
 # skipped.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 : "${IO_FAIL:=$PWD/fault/io_fail.so}"
 : "${EROFS_TEST_DATA:=$PWD/images}"

@@ -19,8 +19,8 @@
 # (which never splits). The generated image is also run with the default
 # pieces and with pieces of about one pcluster.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 data=$srcdir/data
 export EROFS_FSCK_SYNC_NS=0

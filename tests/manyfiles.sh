@@ -14,8 +14,8 @@
 # Skips (77) without mkfs.erofs or python3, and under a sanitizer, whose
 # shadow memory makes address-space limits meaningless.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 FIELDS=1,2,3,4,5,6,8,9,10,11
 NFILES=50000
@@ -86,7 +86,7 @@ make_image "$scratch/many" "$scratch/many.erofs"
 rm -rf "$scratch/one"
 
 tap_plan 10
-"$PYTHON3" "$srcdir/treemanifest.py" --fields "$FIELDS" "$scratch/many" \
+"$PYTHON3" "$srcdir/lib/treemanifest.py" --fields "$FIELDS" "$scratch/many" \
 	>"$scratch/expected" || exit 99
 rm -rf "$scratch/many"
 run_fsck "$scratch/out" "$scratch/err" -j2 --manifest "$scratch/many.erofs"
@@ -108,7 +108,7 @@ run_fsck "$scratch/xout" "$scratch/err" -j2 --extract="$scratch/x" \
 status=$?
 if [ "$status" -ne 0 ]; then
 	tap_not_ok "--extract=DIR exits $status" "$scratch/err"
-elif "$PYTHON3" "$srcdir/treemanifest.py" --fields "$mf_fields" \
+elif "$PYTHON3" "$srcdir/lib/treemanifest.py" --fields "$mf_fields" \
 		"$scratch/x" | sed 's/^\(\S* \S* \S*\) [0-9]* [0-9]*/\1 0 0/' |
 		cmp -s <(sed 's/^\(\S* \S* \S*\) [0-9]* [0-9]*/\1 0 0/' \
 			 "$scratch/image.manifest") -; then

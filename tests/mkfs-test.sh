@@ -7,8 +7,8 @@
 #    path, type, mode, owner, size, sha256, rdev, nlink and hard-link group.
 # Skips (77) without mkfs.erofs: set MKFS_EROFS to use another one.
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 FIELDS=1,2,3,4,5,6,8,9,10,11
 
@@ -31,7 +31,7 @@ tree=$scratch/tree
 image=$scratch/$name.erofs
 out=$scratch/out
 err=$scratch/err
-"$PYTHON3" "$srcdir/gentree.py" "$tree" || exit 99
+"$PYTHON3" "$srcdir/lib/gentree.py" "$tree" || exit 99
 if ! "$mkfs" --quiet "${mkfs_opts[@]}" -T1700000000 \
 		-U 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 "$image" "$tree" \
 		>"$err" 2>&1; then
@@ -61,7 +61,7 @@ else
 	failed=1
 fi
 
-"$PYTHON3" "$srcdir/treemanifest.py" --fields "$FIELDS" "$tree" \
+"$PYTHON3" "$srcdir/lib/treemanifest.py" --fields "$FIELDS" "$tree" \
 	>"$scratch/expected" || exit 99
 run_fsck "$out" "$err" --manifest "$image"
 status=$?

@@ -18,8 +18,8 @@
 # the budget plus what readers and prefetches in flight pin (one extent of
 # at most a quarter of the budget each: 2N + 1 of them with N threads).
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 export EROFS_FSCK_SYNC_NS=0
 unset EROFS_FSCK_READAHEAD EROFS_FSCK_FRAG_CACHE EROFS_FSCK_SPLIT

@@ -20,8 +20,8 @@
 #
 # Needs mkfs.erofs (skipped without it).
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 need_tools mkfs.erofs
 make_scratch

@@ -8,8 +8,8 @@
 #    as root only): exit 8 with a message naming it;
 #  - --device=- and --files-from=- with IMAGE "-": usage errors (16).
 set -u
-# shellcheck source=testlib.sh
-. "${srcdir:-$(dirname "$0")}/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
 
 make_scratch
 err=$scratch/err

@@ -44,7 +44,7 @@ import sys
 import tarfile
 
 SRCDIR = os.environ.get("srcdir", os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, SRCDIR)
+sys.path.insert(0, os.path.join(SRCDIR, "lib"))
 from erofstest import tap, tap_end  # noqa: E402
 import corrupt  # noqa: E402
 import tarlib  # noqa: E402

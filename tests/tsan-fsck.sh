@@ -9,8 +9,8 @@
 # check" test: "make tsan-check" runs it. Prints TAP; exits non-zero on any
 # report.
 set -u
-# shellcheck source=testlib.sh
-. "$(dirname "$0")/testlib.sh"
+# shellcheck source=lib/testlib.sh
+. "$(dirname "$0")/lib/testlib.sh"
 fsck=$1 images=$2
 tmp=$(mktemp -d /dev/shm/erofs-tsan.XXXXXX 2>/dev/null || mktemp -d) ||
 	exit 99

@@ -164,14 +164,18 @@ static enum fsck_result check_consume(struct fsck_worker *w,
  * copy them from the image file in the kernel. *copied tells whether it
  * did; when not, the caller reads and hands them over.
  */
-static enum fsck_result
-check_copy_extent(struct fsck_worker *w, const struct erofs_inode *inode,
-		  const struct erofs_map *map, uint64_t skip, uint64_t len,
-		  struct data_sum *ds, bool *copied)
+static enum fsck_result check_copy_extent(struct fsck_worker *w,
+					  const struct erofs_inode *inode,
+					  const struct erofs_map *map,
+					  uint64_t skip, uint64_t len,
+					  struct data_sum *ds, bool *copied)
 {
 	struct out_copy c = {
-		.ctx = w->ctx, .inode = inode, .map = map,
-		.skip = skip, .len = len,
+		.ctx = w->ctx,
+		.inode = inode,
+		.map = map,
+		.skip = skip,
+		.len = len,
 	};
 
 	*copied = false;
@@ -210,8 +214,7 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 					map->llen);
 		if (err < 0)
 			return check_lib_error(w, loc, err);
-		return check_consume(w, ds, w->buf + skip, len,
-				     map->la + skip);
+		return check_consume(w, ds, w->buf + skip, len, map->la + skip);
 	}
 	for (done = 0; done < len; done += n) {
 		if (interrupted())
@@ -376,7 +379,9 @@ static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 	if (!xs->list || !xattr_listed(xa))
 		return 0;
 	return xattr_list_add(&xs->listed, xa->name, xa->namelen, xa->value,
-			      xa->value_len) ? 0 : -ENOMEM;
+			      xa->value_len)
+		       ? 0
+		       : -ENOMEM;
 }
 
 enum fsck_result check_xattrs(struct fsck_worker *w,

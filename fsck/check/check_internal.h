@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The checks that the visitor (visit.c) and the scheduler (sched/task.c,
- * sched/pieces.c) run: they call these, never the other way round. A
+ * The checks that the visitor (visit.c) and the scheduler (sched/) run:
+ * they call these, never the other way round. A
  * check of a file's data takes its extents from a struct extent_source
  * (the pieces of a split file hand over the maps they were planned with,
  * and stop early when their outcome no longer counts) and hands the bytes

@@ -10,9 +10,9 @@
 
 /* A regular file being extracted: where, and what came of it. */
 struct x_file {
-	struct xdir *dir;	/* pinned until file_end */
-	int fd;			/* -1 until created, or when not created */
-	bool created;		/* it got its name */
+	struct xdir *dir; /* pinned until file_end */
+	int fd; /* -1 until created, or when not created */
+	bool created; /* it got its name */
 };
 
 /* A problem with one output file is reported, and the check goes on. */
@@ -28,9 +28,8 @@ static void x_out_attach(void *priv, struct erofs_pool *pool,
 	extract_set_throttle(priv, throttle, arg);
 }
 
-static enum fsck_result x_out_file_begin(struct extractor *x,
-					 const struct out_entry *oe,
-					 void **state)
+static enum fsck_result
+x_out_file_begin(struct extractor *x, const struct out_entry *oe, void **state)
 {
 	struct x_file *f = malloc(sizeof(*f));
 	enum fsck_result r;
@@ -87,8 +86,8 @@ static enum fsck_result x_out_data(void *priv, void *file,
 
 	if (f->fd < 0)
 		return FSCK_OK;
-	return x_out(extract_file_write(priv, of->rep, of->loc, f->fd, buf,
-					len, off));
+	return x_out(extract_file_write(priv, of->rep, of->loc, f->fd, buf, len,
+					off));
 }
 
 static enum fsck_result x_out_copy(void *priv, void *file,

@@ -26,13 +26,13 @@
 #define CMP_XATTRS_MAX (1u << 20)
 
 struct compare {
-	int root;		/* DIR, or its parent when base is its name */
-	const char *base;	/* the start's name under root, or "" */
+	int root; /* DIR, or its parent when base is its name */
+	const char *base; /* the start's name under root, or "" */
 	bool xattrs;
 	bool selecting;
 	struct report *rep;
-	struct nidmap ino_of_nid;	/* linked nid -> its ino in DIR */
-	struct nidmap nid_of_ino;	/* linked ino of DIR -> struct cmp_ino */
+	struct nidmap ino_of_nid; /* linked nid -> its ino in DIR */
+	struct nidmap nid_of_ino; /* linked ino of DIR -> struct cmp_ino */
 };
 
 struct cmp_ino {
@@ -42,10 +42,10 @@ struct cmp_ino {
 
 /* A directory of the image and the names DIR holds in it. */
 struct cmp_dir {
-	bool present;		/* DIR holds it as a directory */
-	char *path;		/* in the image, for names only in DIR */
+	bool present; /* DIR holds it as a directory */
+	char *path; /* in the image, for names only in DIR */
 	size_t pathlen;
-	char **names;		/* sorted */
+	char **names; /* sorted */
 	bool *seen;
 	size_t n;
 };
@@ -54,9 +54,9 @@ struct cmp_dir {
 struct cmp_file {
 	dev_t dev;
 	ino_t ino;
-	bool content;		/* same type and size: compare bytes */
-	int fd;			/* DIR's file, while the data is read */
-	uint64_t differs_at;	/* atomic: lowest offset found, or max */
+	bool content; /* same type and size: compare bytes */
+	int fd; /* DIR's file, while the data is read */
+	uint64_t differs_at; /* atomic: lowest offset found, or max */
 };
 
 static int cmp_openat2(int dirfd, const char *path, int flags)
@@ -126,7 +126,8 @@ static bool cmp_meta(struct report *rep, const struct fsck_loc *loc,
 		return false;
 	}
 	if (type != S_IFLNK && (st->st_mode & 07777) != (inode->mode & 07777))
-		report_difference(rep, loc, "mode %04o in the image, %04o in DIR",
+		report_difference(rep, loc,
+				  "mode %04o in the image, %04o in DIR",
 				  inode->mode & 07777,
 				  (unsigned int)(st->st_mode & 07777));
 	if (st->st_uid != inode->uid || st->st_gid != inode->gid)
@@ -137,16 +138,17 @@ static bool cmp_meta(struct report *rep, const struct fsck_loc *loc,
 				  (unsigned int)st->st_gid);
 	if ((type == S_IFREG || type == S_IFLNK) &&
 	    (uint64_t)st->st_size != inode->size)
-		report_difference(rep, loc, "size %llu in the image, %lld in DIR",
+		report_difference(rep, loc,
+				  "size %llu in the image, %lld in DIR",
 				  (unsigned long long)inode->size,
 				  (long long)st->st_size);
 	if (st->st_mtim.tv_sec != inode->mtime ||
 	    st->st_mtim.tv_nsec != (long)inode->mtime_nsec)
-		report_difference(rep, loc,
-				  "mtime %lld.%09u in the image, %lld.%09ld in DIR",
-				  (long long)inode->mtime, inode->mtime_nsec,
-				  (long long)st->st_mtim.tv_sec,
-				  st->st_mtim.tv_nsec);
+		report_difference(
+			rep, loc,
+			"mtime %lld.%09u in the image, %lld.%09ld in DIR",
+			(long long)inode->mtime, inode->mtime_nsec,
+			(long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
 	if ((type == S_IFCHR || type == S_IFBLK) &&
 	    (major(st->st_rdev) != erofs_rdev_major(inode->rdev) ||
 	     minor(st->st_rdev) != erofs_rdev_minor(inode->rdev)))
@@ -197,8 +199,9 @@ static enum fsck_result cmp_links(struct compare *c, const struct walk_entry *e,
 	if (!e->first) {
 		ino = nidmap_find(&c->ino_of_nid, e->nid);
 		if (ino && *ino != (uint64_t)st->st_ino)
-			report_difference(c->rep, loc,
-					  "in DIR, not a hard link of the image's other names of it");
+			report_difference(
+				c->rep, loc,
+				"in DIR, not a hard link of the image's other names of it");
 		return FSCK_OK;
 	}
 	if (e->inode->nlink > 1) {
@@ -216,8 +219,9 @@ static enum fsck_result cmp_links(struct compare *c, const struct walk_entry *e,
 		ci->nid = e->nid;
 		ci->dev = st->st_dev;
 	} else if (ci->dev == st->st_dev && ci->nid != e->nid) {
-		report_difference(c->rep, loc,
-				  "in DIR, a hard link of an entry the image holds apart");
+		report_difference(
+			c->rep, loc,
+			"in DIR, a hard link of an entry the image holds apart");
 	}
 	return FSCK_OK;
 }
@@ -450,8 +454,8 @@ static enum fsck_result cmp_entry(void *priv, const struct out_entry *oe,
 	if (parent && parent->seen)
 		cmp_dir_saw(parent, e->name, e->namelen);
 	fd = cmp_open(c, e->rel, e->rellen, O_PATH);
-	if (fd < 0 && (errno == ENOENT || errno == ELOOP ||
-		       errno == ENOTDIR || errno == EXDEV)) {
+	if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR ||
+		       errno == EXDEV)) {
 		report_difference(oe->rep, oe->loc, "only in the image");
 		r = FSCK_OK;
 	} else if (fd < 0) {
@@ -632,9 +636,16 @@ static void cmp_close(void *priv)
 	free(c);
 }
 
+static void cmp_dir_drop(void *priv, void *state)
+{
+	(void)priv;
+	cmp_dir_free(state);
+}
+
 static const struct output_ops compare_output = {
 	.entry = cmp_entry,
 	.dir_end = cmp_dir_end,
+	.dir_drop = cmp_dir_drop,
 	.file_open = cmp_file_open,
 	.data = cmp_data,
 	.hole = cmp_hole,

@@ -31,8 +31,8 @@
 
 struct compare_opts {
 	const char *dir;
-	bool xattrs;		/* --xattrs: compare them too */
-	bool selecting;		/* a selection: DIR-only names not reported */
+	bool xattrs; /* --xattrs: compare them too */
+	bool selecting; /* a selection: DIR-only names not reported */
 	bool start_is_dir;
 };
 

@@ -24,7 +24,7 @@
  * - file_done: on the walker, in walk order: the file's results (digest,
  *   xattrs); the output lets go of its state.
  * - dir_end: on the walker, after the children of a directory whose entry
- *   set a state.
+ *   set a state; when the walk stops first, dir_drop at close instead.
  * - finish: after the walk and every task; complete tells whether the
  *   whole run went through.
  *
@@ -60,10 +60,10 @@ struct xattr_list;
 
 /* What an output needs the checks to give it (outputs_add()). */
 enum out_wants {
-	OUT_XATTRS = 1 << 0,	/* the xattrs listxattr would show */
-	OUT_DIGEST = 1 << 1,	/* the SHA-256 of file contents and targets */
-	OUT_DATA = 1 << 2,	/* the decoded bytes of regular files */
-	OUT_CREATES = 1 << 3,	/* it creates files (for the cost model) */
+	OUT_XATTRS = 1 << 0, /* the xattrs listxattr would show */
+	OUT_DIGEST = 1 << 1, /* the SHA-256 of file contents and targets */
+	OUT_DATA = 1 << 2, /* the decoded bytes of regular files */
+	OUT_CREATES = 1 << 3, /* it creates files (for the cost model) */
 };
 
 /* An entry met by the walker. */
@@ -72,26 +72,26 @@ struct out_entry {
 	const struct walk_entry *e;
 	const struct fsck_loc *loc;
 	struct report *rep;
-	struct erofs_ctx *ctx;		/* the walker's */
-	const char *target;		/* a symlink's, read: NUL-terminated */
-	const uint8_t *digest;		/* of a symlink's target, or NULL */
+	struct erofs_ctx *ctx; /* the walker's */
+	const char *target; /* a symlink's, read: NUL-terminated */
+	const uint8_t *digest; /* of a symlink's target, or NULL */
 	/* with OUT_XATTRS; an output may take the items (then empty) */
 	struct xattr_list *xl;
-	bool xattrs_ok;			/* read whole */
+	bool xattrs_ok; /* read whole */
 };
 
 /* A regular file, as the thread working on it sees it. */
 struct out_file {
-	struct report *rep;		/* the file's report */
+	struct report *rep; /* the file's report */
 	const struct fsck_loc *loc;
 	const struct erofs_inode *inode;
-	const char *name;		/* last component; NULL for the start */
-	const char *rel;		/* path from the start, "" for it */
+	const char *name; /* last component; NULL for the start */
+	const char *rel; /* path from the start, "" for it */
 	size_t rellen;
-	const struct xattr_list *xl;	/* with OUT_XATTRS */
+	const struct xattr_list *xl; /* with OUT_XATTRS */
 	bool xattrs_ok;
-	bool data_ok;			/* file_end: every byte checked */
-	bool skipped;			/* file_end: never opened, run stopped */
+	bool data_ok; /* file_end: every byte checked */
+	bool skipped; /* file_end: never opened, run stopped */
 	/* file_done: the content's SHA-256 (OUT_DIGEST), or NULL */
 	const uint8_t *digest;
 };
@@ -116,6 +116,8 @@ struct output_ops {
 	enum fsck_result (*entry)(void *priv, const struct out_entry *oe,
 				  void **state);
 	void (*dir_end)(void *priv, void *state);
+	/* optional: a directory's state the walk stopped before its end */
+	void (*dir_drop)(void *priv, void *state);
 	enum fsck_result (*file_open)(void *priv, void **file,
 				      const struct out_file *of);
 	enum fsck_result (*data)(void *priv, void *file,
@@ -142,11 +144,14 @@ struct output {
 	void *priv;
 };
 
+struct out_dirs;
+
 struct outputs {
 	struct output o[OUTPUTS_MAX];
+	struct out_dirs *dirs;		/* directories not ended yet */
 	unsigned int n;
-	unsigned int wants;		/* of all of them */
-	unsigned int dir_states;	/* how many keep a directory state */
+	unsigned int wants; /* of all of them */
+	unsigned int dir_states; /* how many keep a directory state */
 };
 
 /* Each output's state of one regular file. */

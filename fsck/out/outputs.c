@@ -12,6 +12,7 @@
 /* A directory's states, one per output: the walker's state of it. */
 struct out_dirs {
 	void *state[OUTPUTS_MAX];
+	struct out_dirs *prev, *next;	/* in outputs.dirs */
 };
 
 void outputs_add(struct outputs *l, const struct output_ops *ops, void *priv,
@@ -63,7 +64,7 @@ static void out_entry_for(const struct out_entry *oe, unsigned int i,
 }
 
 /* The outputs' states of a directory, made at its entry. */
-static struct out_dirs *out_dirs_for(const struct outputs *l,
+static struct out_dirs *out_dirs_for(struct outputs *l,
 				     const struct out_entry *oe,
 				     void **dir_state)
 {
@@ -73,6 +74,12 @@ static struct out_dirs *out_dirs_for(const struct outputs *l,
 		return NULL;
 	d = calloc(1, sizeof(*d));
 	*dir_state = d;
+	if (d) {
+		d->next = l->dirs;
+		if (l->dirs)
+			l->dirs->prev = d;
+		l->dirs = d;
+	}
 	return d;
 }
 
@@ -117,6 +124,17 @@ enum fsck_result outputs_file_begin(struct outputs *l,
 	return r;
 }
 
+static void out_dirs_free(struct outputs *l, struct out_dirs *d)
+{
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		l->dirs = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	free(d);
+}
+
 void outputs_dir_end(struct outputs *l, void *dir_state)
 {
 	struct out_dirs *dirs = dir_state;
@@ -127,7 +145,7 @@ void outputs_dir_end(struct outputs *l, void *dir_state)
 	for (i = 0; i < l->n; i++)
 		if (l->o[i].ops->dir_end && dirs->state[i])
 			l->o[i].ops->dir_end(l->o[i].priv, dirs->state[i]);
-	free(dirs);
+	out_dirs_free(l, dirs);
 }
 
 enum fsck_result outputs_file_open(struct outputs *l, struct out_files *files,
@@ -221,8 +239,7 @@ enum fsck_result outputs_copy(struct outputs *l, struct out_files *files,
 }
 
 enum fsck_result outputs_file_end(struct outputs *l, struct out_files *files,
-				  const struct out_file *of,
-				  enum fsck_result r)
+				  const struct out_file *of, enum fsck_result r)
 {
 	enum fsck_result ret = r, one;
 	unsigned int i;
@@ -274,6 +291,13 @@ void outputs_close(struct outputs *l)
 {
 	unsigned int i;
 
+	while (l->dirs) {
+		for (i = 0; i < l->n; i++)
+			if (l->o[i].ops->dir_drop && l->dirs->state[i])
+				l->o[i].ops->dir_drop(l->o[i].priv,
+						      l->dirs->state[i]);
+		out_dirs_free(l, l->dirs);
+	}
 	for (i = 0; i < l->n; i++)
 		if (l->o[i].ops->close)
 			l->o[i].ops->close(l->o[i].priv);

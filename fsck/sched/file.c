@@ -27,9 +27,8 @@ enum fsck_result file_task_open(struct fsck_worker *w, struct file_task *t,
 				const struct fsck_loc *loc)
 {
 	struct checker *ck = w->ck;
-	struct xattr_scan xs = {
-		.w = w, .list = outputs_want(ck->outs, OUT_XATTRS)
-	};
+	struct xattr_scan xs = { .w = w,
+				 .list = outputs_want(ck->outs, OUT_XATTRS) };
 	enum fsck_result ret, opened;
 	struct out_file of;
 

@@ -134,8 +134,7 @@ static void out_stream(struct piece_out *out)
 }
 
 /* A piece's decoded bytes, in order: kept for the hash, or hashed. */
-static enum fsck_result piece_out_add(void *arg, const uint8_t *buf,
-				      size_t len)
+static enum fsck_result piece_out_add(void *arg, const uint8_t *buf, size_t len)
 {
 	struct piece_out *out = arg;
 	size_t cap = out->cap;
@@ -313,7 +312,7 @@ static void piece_failed(struct split_file *s, struct file_piece *p)
 }
 
 /*
- * Every piece is done: report the first failure, close the file (task.h),
+ * Every piece is done: report the first failure, close the file (file.h),
  * mark the slot done. The file's result.
  */
 static enum fsck_result split_finish(struct split_file *s)
@@ -363,20 +362,29 @@ static int piece_run(void *worker, void *arg)
 	struct file_task *t = s->t;
 	struct piece_out *out = p->out;
 	const struct hash_sink sink = {
-		.add = piece_out_add, .zeros = piece_out_zeros, .arg = out,
+		.add = piece_out_add,
+		.zeros = piece_out_zeros,
+		.arg = out,
 	};
 	const struct extent_source src = {
-		.go_on = piece_goes_on, .next_map = piece_next_map, .arg = p,
+		.go_on = piece_goes_on,
+		.next_map = piece_next_map,
+		.arg = p,
 	};
 	struct out_file of = {
-		.rep = &p->rep, .inode = &t->inode, .xl = &t->xl,
+		.rep = &p->rep,
+		.inode = &t->inode,
+		.xl = &t->xl,
 		.xattrs_ok = t->xattrs_ok,
 		.name = t->start ? NULL : t->path + t->pathlen - t->namelen,
-		.rel = t->path + t->pathlen - t->rellen, .rellen = t->rellen,
+		.rel = t->path + t->pathlen - t->rellen,
+		.rellen = t->rellen,
 	};
 	struct data_sum ds = {
-		.hash = s->hashing, .sink = out ? &sink : NULL,
-		.files = &t->files, .of = &of,
+		.hash = s->hashing,
+		.sink = out ? &sink : NULL,
+		.files = &t->files,
+		.of = &of,
 	};
 	enum fsck_result ret = FSCK_OK;
 	struct fsck_loc loc;
@@ -532,7 +540,7 @@ static enum fsck_result split_plan_queue(struct checker *ck,
 	return split_queue(ck, s, &range, &ml);
 }
 
-/* The walker's part, as a task starts: open (task.h), then the index. */
+/* The walker's part, as a task starts: open (file.h), then the index. */
 static enum fsck_result split_head(struct checker *ck, struct split_file *s,
 				   const struct fsck_loc *loc)
 {

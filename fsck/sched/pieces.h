@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A regular file split into pieces for the worker pool (the arithmetic of
- * the plan is split.h's): the walker opens the file (task.h: xattrs, the
+ * the plan is split.h's): the walker opens the file (file.h: xattrs, the
  * outputs open it; split files are created on the walker) and checks the
  * index, maps it once to cut it at extent starts, and queues one task per
  * piece with the maps of its extents (the pieces' extent source,
@@ -9,7 +9,7 @@
  * context and hand the bytes to the outputs. Of the pieces that fail,
  * only the one at the lowest offset is reported: the whole-file check
  * stops at its first problem, which is that one. Whoever drops the last
- * reference (a piece, or the walker) closes the file (task.h) and marks
+ * reference (a piece, or the walker) closes the file (file.h) and marks
  * its report slot done.
  *
  * When the content is hashed (--manifest, a digest to verify), each piece

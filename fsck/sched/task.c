@@ -122,7 +122,10 @@ static enum fsck_result file_task_begin(struct checker *ck,
 					struct split_file **s)
 {
 	struct out_entry oe = {
-		.e = e, .loc = loc, .rep = ck->rep, .ctx = ck->ctx,
+		.e = e,
+		.loc = loc,
+		.rep = ck->rep,
+		.ctx = ck->ctx,
 		.xattrs_ok = true,
 	};
 	enum fsck_result ret = FSCK_OK;

@@ -6,6 +6,13 @@
  * extent holds file offset pos, and where are its bytes?". The data path
  * above it does not care whether the file is flat, chunk-based or
  * compressed.
+ *
+ * Thread safety: every call reads through the ctx it is given, which only
+ * its own thread may use; any number of threads may map, read and copy
+ * the same inode at once, each with its own context (image.h). A read of
+ * a fragment shares the image's fragment cache, which is thread-safe
+ * (fragments.h); erofs_extent_copy() writes to the caller's descriptor,
+ * whose ranges the caller keeps apart.
  */
 #ifndef EROFS_DATA_H
 #define EROFS_DATA_H

@@ -2,6 +2,11 @@
 /*
  * Directories: parsing and validating directory blocks, iterating a
  * directory, looking up paths.
+ *
+ * Thread safety: erofs_dir_parse_block() and erofs_name_cmp() touch only
+ * their arguments and may be called from any thread; erofs_dir_iterate()
+ * and erofs_lookup() read through their ctx, one thread per context, and
+ * the iterator's callback runs on the calling thread.
  */
 #ifndef EROFS_DIR_H
 #define EROFS_DIR_H

@@ -2,6 +2,11 @@
 /*
  * Extended attributes: inline and shared entries, short and long name
  * prefixes, the name filter.
+ *
+ * Thread safety: erofs_xattr_iterate() reads through its ctx, one thread
+ * per context, and calls its callback on the calling thread; what it hands
+ * the callback is valid only during the call. erofs_xattr_prefix_name()
+ * and erofs_xxh32() read constant tables only: any thread may call them.
  */
 #ifndef EROFS_XATTR_H
 #define EROFS_XATTR_H

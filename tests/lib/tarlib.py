@@ -9,8 +9,8 @@ import subprocess
 import sys
 import tempfile
 
-SRCDIR = os.environ.get("srcdir", os.path.dirname(os.path.abspath(__file__)))
-TREEMANIFEST = os.path.join(SRCDIR, "treemanifest.py")
+TREEMANIFEST = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "treemanifest.py")
 
 UNPACK = {
     "bsdtar": ["bsdtar", "-xp", "--xattrs", "--acls", "--numeric-owner",
