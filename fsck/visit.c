@@ -43,15 +43,11 @@ static enum fsck_result visit_inline(struct checker *ck,
 	struct xattr_scan xs = { .w = w,
 				 .list = outputs_want(ck->outs, OUT_XATTRS) };
 	struct data_sum ds = { 0 };
-	struct out_entry oe = {
-		.e = e,
-		.loc = loc,
-		.rep = ck->rep,
-		.ctx = ck->ctx,
-		.xl = &xs.listed,
-	};
 	enum fsck_result res;
+	struct out_entry oe;
 
+	check_out_entry(&oe, ck, e, loc);
+	oe.xl = &xs.listed;
 	erofs_sha256_init(&ds.sha);
 	res = check_xattrs(w, e->inode, loc, &xs);
 	oe.xattrs_ok = res == FSCK_OK;
@@ -71,14 +67,9 @@ static enum fsck_result visit_other_name(struct checker *ck,
 					 const struct walk_entry *e,
 					 const struct fsck_loc *loc)
 {
-	struct out_entry oe = {
-		.e = e,
-		.loc = loc,
-		.rep = ck->rep,
-		.ctx = ck->ctx,
-		.xattrs_ok = true,
-	};
+	struct out_entry oe;
 
+	check_out_entry(&oe, ck, e, loc);
 	check_count_name(ck, e->inode);
 	return outputs_entry(ck->outs, &oe, NULL);
 }

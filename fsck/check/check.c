@@ -473,6 +473,17 @@ enum fsck_result check_count_blocks(struct checker *ck,
 	return FSCK_OK;
 }
 
+void check_out_entry(struct out_entry *oe, struct checker *ck,
+		     const struct walk_entry *e, const struct fsck_loc *loc)
+{
+	memset(oe, 0, sizeof(*oe));
+	oe->e = e;
+	oe->loc = loc;
+	oe->rep = ck->rep;
+	oe->ctx = ck->ctx;
+	oe->xattrs_ok = true;
+}
+
 void check_loc(struct fsck_loc *loc, const char *path, size_t pathlen,
 	       const struct erofs_inode *inode)
 {

@@ -70,6 +70,13 @@ static inline int check_errno(enum fsck_result r)
 	return r == FSCK_NOMEM ? -ENOMEM : -ECANCELED;
 }
 
+/*
+ * What the outputs are told of an entry the walker met, before its checks
+ * say more (target, digest, xattrs).
+ */
+void check_out_entry(struct out_entry *oe, struct checker *ck,
+		     const struct walk_entry *e, const struct fsck_loc *loc);
+
 void check_loc(struct fsck_loc *loc, const char *path, size_t pathlen,
 	       const struct erofs_inode *inode);
 

@@ -121,14 +121,8 @@ static enum fsck_result file_task_begin(struct checker *ck,
 					struct file_task *t,
 					struct split_file **s)
 {
-	struct out_entry oe = {
-		.e = e,
-		.loc = loc,
-		.rep = ck->rep,
-		.ctx = ck->ctx,
-		.xattrs_ok = true,
-	};
 	enum fsck_result ret = FSCK_OK;
+	struct out_entry oe;
 
 	if (ck->decode)
 		ret = fsck_result_of(
@@ -136,6 +130,7 @@ static enum fsck_result file_task_begin(struct checker *ck,
 	if (ret == FSCK_OK && pieces_worth(ck, e->inode) &&
 	    !(*s = split_new(t)))
 		ret = FSCK_NOMEM;
+	check_out_entry(&oe, ck, e, loc);
 	if (ret == FSCK_OK)
 		ret = outputs_file_begin(ck->outs, &oe, &t->files);
 	return ret;
