@@ -24,6 +24,7 @@
 #include "list.h"
 #include "manifest.h"
 #include "options.h"
+#include "outfile.h"
 #include "progress.h"
 #include "report.h"
 #include "select.h"
@@ -231,8 +232,7 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 		.threads = threads,
 	};
 
-	o.umask = umask(0);
-	umask(o.umask);
+	o.umask = outfile_umask();
 	if (extract_open(x, &o, rep, start_is_dir(ctx, wo)) != FSCK_OK)
 		return rep->fatal;
 	outputs_add(outs, &extract_output, *x,
@@ -548,6 +548,7 @@ int main(int argc, char **argv)
 	int status, sig;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	outfile_init();
 	options_parse(&cfg, &select_rules, argc, argv);
 	res.jobs = cfg.jobs ? cfg.jobs : default_jobs();
 	/* a file past RLIMIT_FSIZE is a write error, not a signal */

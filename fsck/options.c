@@ -11,6 +11,7 @@
 #include "options.h"
 #include "report.h"
 #include "select.h"
+#include "tar.h"
 
 enum {
 	OPT_DEVICE = 256,
@@ -352,6 +353,13 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");
 	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
 		usage_error("--extract=%s: extracting to / needs --force", d);
+	if (cfg->tar && cfg->format && !tar_format_known(cfg->format))
+		usage_error("--format=%s: not a format libarchive writes",
+			    cfg->format);
+	if (cfg->keep_existing && cfg->overwrite)
+		usage_error("%s", "--keep-existing and --overwrite cannot be used together");
+	if (cfg->sparse && !d && !cfg->tar)
+		usage_error("%s", "--sparse needs --extract=DIR or --tar");
 }
 
 void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,

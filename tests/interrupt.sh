@@ -15,6 +15,8 @@
 #    SIG...", the verdict "... not completed" and no other message, and
 #    every regular file left in DIR complete (fault/extracted.py against
 #    the image's manifest);
+#  - SIGINT during --tar=FILE at -j2: the same messages (nothing said to
+#    have failed, nothing the format cannot hold);
 #  - SIGHUP during --extract=DIR --json: exit 32, well-formed JSON with
 #    exit_status 32, completed false and the interruption as the fatal
 #    problem;
@@ -207,6 +209,12 @@ else
 fi
 image=$saved_image manifest=$saved_manifest
 case_run "-j2 (check, no decoding)" SIGTERM -j2
+# an archive interrupted: no file is said to have failed its check
+if [ -n "$default_signal" ]; then
+	case_run "-j2 --tar=FILE" SIGINT -j2 --tar="$scratch/interrupted.tar"
+else
+	tap_skip "-j2 --tar=FILE, SIGINT" "env has no --default-signal"
+fi
 
 # --json: well-formed, with the interruption
 rm -rf "$dir"

@@ -10,7 +10,9 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
 
  1. as root, for both images: bsdtar -xp --xattrs --acls --numeric-owner
     unpacks --tar=- into exactly the tree of the image's --manifest,
-    sockets aside (one warning for both) and but for the mtime of ".";
+    sockets aside (one warning for both) and but for the mtime of "." and
+    the URL-encoded copies of the odd xattr names that libarchive's
+    SCHILY.xattr records add (one warning);
     the same with --sparse;
  2. --sparse makes the file of zeros a sparse entry with one data block
     and a smaller archive; without it the entry is not sparse;
@@ -23,8 +25,9 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
     it; every other entry is (as root: unpacked, the manifest but that
     file's line); -j2 and -j8 write the same archive;
  6. --format=ustar, gnutar, cpio, newc, zip: what the format cannot hold is
-    warned about once per kind (each line once), bsdtar reads the archive
-    to its end; an unknown format is an error naming it;
+    warned about once per kind (each line once; cpio and newc hold hard
+    links), bsdtar reads the archive to its end; an unknown format is a
+    usage error naming it (16);
  7. bad options: --tar=- with --list, --format without --tar and an empty
     --tar= are usage errors (16); an output that cannot be created is an
     error naming it (8), and so is one that fills up (/dev/full);
@@ -153,11 +156,15 @@ def check_roundtrip(tag, image, scratch, extra):
     bad = tarlib.compare_manifests(manifest_lines(image),
                                    tarlib.tree_manifest(dest),
                                    tarlib.BSDTAR_IGNORES)
-    want_err = "fsck.erofs: warning: --tar: sockets are left out (2)\n"
+    want_err = "fsck.erofs: warning: --tar: sockets are left out (2)\n" \
+        "fsck.erofs: warning: --format=pax: xattr names with '=', '%' or " \
+        "bytes outside printable ASCII are URL-encoded in SCHILY.xattr " \
+        "records (GNU tar restores them under the encoded names, bsdtar " \
+        "under both) (1 entries)\n"
     if rc or err != want_err or urc:
         bad.insert(0, "exit %d, bsdtar %d: %s %s" % (rc, urc, err, uerr))
-    tap(not bad, "%s: bsdtar unpacks the image's manifest, one warning "
-        "for the sockets" % " ".join([tag] + extra), bad)
+    tap(not bad, "%s: bsdtar unpacks the image's manifest, the warnings "
+        "for the sockets and odd xattr names" % " ".join([tag] + extra), bad)
 
 
 def sparse_map(tarball, name):
@@ -249,8 +256,8 @@ def check_damaged(scratch):
 FORMATS = {
     "ustar": ["extended attributes", "ACLs", "nanoseconds", "holes"],
     "gnutar": ["extended attributes", "ACLs", "nanoseconds", "holes"],
-    "cpio": ["extended attributes", "hard-linked"],
-    "newc": ["extended attributes", "hard-linked"],
+    "cpio": ["extended attributes"],
+    "newc": ["extended attributes"],
     "zip": ["extended attributes", "hard-linked"],
 }
 
@@ -273,8 +280,8 @@ def check_formats(image, scratch):
             "it" % (fmt, ", ".join(kinds)), bad + lines)
     rc, out, err = tarlib.run([FSCK, "--tar=/dev/null", "--format=nosuch",
                                image])
-    tap(rc == 8 and "--format=nosuch" in err,
-        "an unknown --format: exit 8, naming it", ["exit %d" % rc, err])
+    tap(rc == 16 and "--format=nosuch" in err,
+        "an unknown --format: exit 16, naming it", ["exit %d" % rc, err])
 
 
 def drop_to_nobody():
@@ -294,7 +301,7 @@ def check_ordinary_user(image, scratch):
     with open(tarball, "wb") as f:
         f.write(p.stdout)
     rc, listing, err = tarlib.run([FSCK, "--list", image])
-    ours = [line for line in listing.decode().splitlines()
+    ours = [line for line in listing.decode("latin-1").splitlines()
             if not line.startswith("s")]
     bsd = subprocess.run(["bsdtar", "-tvf", tarball], capture_output=True)
     bad = tarlib.compare_listing(ours, bsd.stdout.decode("latin-1")

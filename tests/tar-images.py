@@ -16,10 +16,9 @@ For each image of data/index:
     groups, every xattr with the odd names, ACLs, capabilities), sockets
     aside, and but for the mtime of "." which bsdtar leaves alone;
  4. as root: unpacked by GNU tar -xp --xattrs --xattrs-include='*' --acls
-    --numeric-owner, the same but for what GNU tar cannot read from the
-    archive: xattrs (in LIBARCHIVE.xattr headers, which GNU tar ignores)
-    and the mtimes before 1970 with nanoseconds (GNU tar sets them one
-    second early: the pax "mtime=-1.5" as -2.5).
+    --numeric-owner, the same, xattrs included (from the SCHILY.xattr
+    records), but for the mtimes before 1970 with nanoseconds (GNU tar
+    sets them one second early: the pax "mtime=-1.5" as -2.5).
 
 Image holes become sparse entries: the sparse files of the images with
 holes come out as pax sparse entries (checked on the images whose
@@ -81,7 +80,7 @@ def options(opts, scratch):
 def check_listing(name, args, tarball):
     """bsdtar -tv and --list: the same entries, in the same order"""
     rc, listing, err = tarlib.run([FSCK, "--list"] + args)
-    ours = [line for line in listing.decode().splitlines()
+    ours = [line for line in listing.decode("latin-1").splitlines()
             if not line.startswith("s")]
     bsd = subprocess.run(["bsdtar", "-tvf", tarball], capture_output=True)
     theirs = bsd.stdout.decode("latin-1").splitlines()

@@ -220,23 +220,24 @@ static enum fsck_result x_pwrite(struct extractor *x, struct report *rep,
 }
 
 /*
- * --sparse: write all but the aligned blocks of zeros (fsck/sparse.h),
- * which the file, new and empty, already reads as. Only what is written
- * counts as its end: ftruncate gives it its size at the commit.
+ * --sparse: write all but the zeros of sparse.h, which the file, new and
+ * empty, already reads as. Only what is written counts as its end:
+ * ftruncate gives it its size at the commit.
  */
 static enum fsck_result x_write_sparse(struct extractor *x, struct report *rep,
 				       const struct fsck_loc *loc, int fd,
 				       const uint8_t *buf, size_t len,
 				       uint64_t off)
 {
-	size_t data = 0, hole;
+	size_t data = 0, skip, end;
+	bool whole;
 
 	while (data < len) {
-		hole = sparse_next_hole(buf, len, off, data);
-		if (hole > data && x_pwrite(x, rep, loc, fd, buf + data,
-					    hole - data, off + data) != FSCK_OK)
+		skip = sparse_next_skip(buf, len, off, data, &end, &whole);
+		if (skip > data && x_pwrite(x, rep, loc, fd, buf + data,
+					    skip - data, off + data) != FSCK_OK)
 			return FSCK_STOP;
-		data = hole + SPARSE_BLOCK;
+		data = end;
 	}
 	return FSCK_OK;
 }

@@ -3,11 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "android.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/xattr.h"
+#include "outfile.h"
 #include "strbuf.h"
 
 #define XATTR_CAPS "security.capability"
@@ -42,14 +44,20 @@ struct android_xattrs {
 static int android_create(struct android *a, struct android_file *af,
 			  const char *name)
 {
+	int fd, err;
+
 	af->name = name;
 	if (!name)
 		return 0;
-	af->f = fopen(name, "we");
+	fd = outfile_create(name);
+	af->f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (af->f)
 		return 0;
-	report_fatal(a->rep, "cannot create %s: %s", name, strerror(errno));
-	return -errno;
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	report_fatal(a->rep, "cannot create %s: %s", name, strerror(err));
+	return -err;
 }
 
 static char *android_prefix(const char *mount_point)

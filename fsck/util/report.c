@@ -426,8 +426,12 @@ void report_msg(struct report *r, int level, const char *fmt, ...)
 
 int report_finish(struct report *r)
 {
-	bool incomplete = r->status & (FSCK_EXIT_OPERATIONAL |
-				       FSCK_EXIT_CANCELLED);
+	/*
+	 * Only a run that stopped is not completed: one that reported a
+	 * failure with an entry (a --files-from path not in the image, an
+	 * entry a format refused) went through the rest.
+	 */
+	bool incomplete = r->fatal || (r->status & FSCK_EXIT_CANCELLED);
 
 	progress_hide(r->progress);
 	if (r->errors)

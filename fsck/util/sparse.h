@@ -9,17 +9,22 @@
 #ifndef FSCK_SPARSE_H
 #define FSCK_SPARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define SPARSE_BLOCK 4096
 
 /*
- * buf holds len bytes of a file from offset off. The index in buf, at or
- * after from, where the first whole aligned block of zeros starts, or len
- * when there is none.
+ * buf holds len bytes of a file from offset off, to be written into a file
+ * that reads as zeros wherever nothing is written. The first range at or
+ * after from (0, or an *end this gave) that need not be written: a whole
+ * aligned block of zeros (*whole), or the zeros of a block cut by an edge
+ * of buf, whose other bytes are written, or not, with the bytes around
+ * buf: so a block of zeros that two buffers share is written by neither.
+ * Its start, or len when there is none; *end is where it ends.
  */
-size_t sparse_next_hole(const uint8_t *buf, size_t len, uint64_t off,
-			size_t from);
+size_t sparse_next_skip(const uint8_t *buf, size_t len, uint64_t off,
+			size_t from, size_t *end, bool *whole);
 
 #endif

@@ -8,37 +8,10 @@
 #include <unistd.h>
 
 #include "interrupt.h"
+#include "outfile.h"
 #include "spool.h"
 
 #define SPOOL_BUF (1u << 20)
-
-static const char *spool_dir(void)
-{
-	const char *dir = getenv("TMPDIR");
-
-	return dir && *dir ? dir : "/tmp";
-}
-
-/* An unnamed file in dir; -1 with errno set when none can be made. */
-static int spool_create(const char *dir)
-{
-	char *name;
-	int fd;
-
-	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0 ||
-	    !(errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
-		return fd;
-	if (asprintf(&name, "%s/.fsck.erofs-stdin-XXXXXX", dir) < 0) {
-		errno = ENOMEM;
-		return -1;
-	}
-	fd = mkostemp(name, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(name);
-	free(name);
-	return fd;
-}
 
 static int spool_write(struct report *rep, const char *dir, int fd,
 		       const char *buf, size_t len)
@@ -93,7 +66,7 @@ static int spool_copy(struct report *rep, const char *dir, int fd, char *buf)
 
 int spool_stdin(struct report *rep)
 {
-	const char *dir = spool_dir();
+	const char *dir = outfile_spool_dir();
 	struct stat st;
 	char *buf;
 	int fd, ret;
@@ -109,7 +82,7 @@ int spool_stdin(struct report *rep)
 		report_fatal(rep, "standard input is a terminal, not an image");
 		return -EINVAL;
 	}
-	fd = spool_create(dir);
+	fd = outfile_spool(dir);
 	if (fd < 0) {
 		ret = -errno;
 		report_fatal(

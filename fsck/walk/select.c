@@ -13,7 +13,9 @@
 #include "strbuf.h"
 
 struct select_pattern {
-	char *pat; /* without a leading or a trailing '/' */
+	char *pat; /* without a leading "./" or '/', or a trailing '/' */
+	char *given; /* as the option gave it, for messages */
+	bool matched; /* an include that selected an entry */
 	/*
 	 * A pattern with '/': its first 1 .. ncomp - 1 components. A
 	 * directory at depth d may lead to a match only if it matches the
@@ -77,12 +79,28 @@ static void select_pattern_fini(struct select_pattern *p)
 	for (i = 0; p->prefixes && i + 1 < p->ncomp; i++)
 		free(p->prefixes[i]);
 	free(p->prefixes);
+	free(p->given);
 	free(p->pat);
+}
+
+/* How much of pat anchors it at the start: '/' and "./", as tar users write. */
+static size_t select_anchor(const char *pat)
+{
+	size_t skip = 0;
+
+	for (;;) {
+		if (pat[skip] == '/')
+			skip++;
+		else if (pat[skip] == '.' && pat[skip + 1] == '/')
+			skip += 2;
+		else
+			return skip;
+	}
 }
 
 int select_add_pattern(struct select_rules *r, const char *pat, bool exclude)
 {
-	size_t skip = strspn(pat, "/"), len = strlen(pat + skip);
+	size_t skip = select_anchor(pat), len = strlen(pat + skip);
 	struct select_pattern *p, *pats;
 	const char *s;
 	int ret;
@@ -94,16 +112,23 @@ int select_add_pattern(struct select_rules *r, const char *pat, bool exclude)
 	p = memset(&pats[r->npats], 0, sizeof(*p));
 	p->exclude = exclude;
 	p->path = skip > 0;
+	p->given = strdup(pat);
+	if (!p->given)
+		return -ENOMEM;
 	pat += skip;
 	while (len && pat[len - 1] == '/') {
 		p->dir_only = true;
 		len--;
 	}
-	if (!len)
+	if (!len) {
+		free(p->given);
 		return -EINVAL;
+	}
 	p->pat = strndup(pat, len);
-	if (!p->pat)
+	if (!p->pat) {
+		free(p->given);
 		return -ENOMEM;
+	}
 	r->npats++;
 	r->nincludes += !exclude;
 	ret = fnmatch(p->pat, "", FNM_PATHNAME);
@@ -326,8 +351,10 @@ static enum select_verdict select_judge(struct select_rules *r,
 	for (i = 0; i < r->npats; i++) {
 		if (r->pats[i].exclude)
 			continue;
-		if (select_matches(&r->pats[i], e, dir))
+		if (select_matches(&r->pats[i], e, dir)) {
+			r->pats[i].matched = r->pats[i].matched || mark;
 			return SELECT_YES;
+		}
 		maybe = maybe || (dir && select_may_lead(&r->pats[i], e));
 	}
 	if (maybe || (dir && select_named_below(r, e->rel, e->rellen)))
@@ -779,6 +806,11 @@ int select_report_missing(const struct selector *s, struct report *rep,
 		report_failure(rep, &loc,
 			       "named by --files-from, not in the image");
 	}
+	for (i = 0; i < r->npats; i++)
+		if (!r->pats[i].exclude && !r->pats[i].matched)
+			report_warning(rep, NULL,
+				       "--include=%s: selects nothing in the image",
+				       r->pats[i].given);
 	ret = path.failed ? -ENOMEM : 0;
 	sb_release(&path);
 	return ret;

@@ -130,8 +130,12 @@ static void walk_stopped(struct walker *w, uint64_t nid, int code)
 {
 	struct fsck_loc loc;
 
-	/* an interruption is reported by the caller, with the signal */
-	if (w->rep->fatal || interrupted())
+	/*
+	 * An interruption is reported by the caller, with the signal; a
+	 * visitor that stops with -ECANCELED has reported why, or leaves it
+	 * to the part that failed (an output, at its finish).
+	 */
+	if (w->rep->fatal || interrupted() || code == -ECANCELED)
 		return;
 	walk_loc(w, &loc, nid, EROFS_NO_OFFSET);
 	if (code == -ENOMEM)

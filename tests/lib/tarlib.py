@@ -19,16 +19,20 @@ UNPACK = {
             "--numeric-owner", "-f"],
 }
 
-# bsdtar leaves the mtime of "." alone
-BSDTAR_IGNORES = {"root_mtime": True,
-                  "what": " (but the mtime of \".\")"}
-# GNU tar ignores LIBARCHIVE.xattr headers (ACLs come in SCHILY.acl ones)
-# and sets a pax mtime before 1970 with a fraction one second early (the
-# "-1.5" of times/minus-half comes back as -2.5)
-GNUTAR_IGNORES = {"root_mtime": False, "acls_only": True,
-                  "negative_nsec": True,
-                  "what": " (but xattrs other than ACLs, and mtimes before "
-                          "1970 with nanoseconds)"}
+# bsdtar leaves the mtime of "." alone, and restores an xattr whose name
+# libarchive URL-encodes ('=', '%', bytes outside printable ASCII) under
+# that encoded name too, from the SCHILY.xattr record libarchive writes
+# beside the LIBARCHIVE.xattr one (as from bsdtar's own archives)
+BSDTAR_IGNORES = {"root_mtime": True, "schily_copies": True,
+                  "what": " (but the mtime of \".\", and the URL-encoded "
+                          "copies of odd xattr names)"}
+# GNU tar sets a pax mtime before 1970 with a fraction one second early
+# (the "-1.5" of times/minus-half comes back as -2.5); it restores xattrs
+# from the SCHILY.xattr records, where libarchive URL-encodes odd names
+GNUTAR_IGNORES = {"root_mtime": False, "negative_nsec": True,
+                  "schily_names": True,
+                  "what": " (but mtimes before 1970 with nanoseconds, and "
+                          "odd xattr names URL-encoded)"}
 
 
 def run(args, env=None, stdin=None):
@@ -79,23 +83,54 @@ def tree_manifest(path):
     return out.decode().splitlines()
 
 
-def _fields(line, ignore):
+def _xattr_name(item):
+    """the raw name of a manifest xattr item, and the rest"""
+    name, value = item.rsplit("=", 1)
+    return _unescape_list(name), value
+
+
+def _escape_xattr_name(raw):
+    return "".join(chr(c) if 0x21 <= c <= 0x7e and c not in b"\\,="
+                   else "\\x%02x" % c for c in raw)
+
+
+def _url_encoded(raw):
+    """the name as libarchive writes it in pax xattr records"""
+    return "".join(chr(c) if 33 <= c <= 126 and c not in b"%="
+                   else "%%%02X" % c for c in raw).encode()
+
+
+def _schily_items(items, ignore):
+    """xattr items with libarchive's SCHILY.xattr names: renamed (GNU
+    tar), or with the renamed copies added (bsdtar)"""
+    out = []
+    for item in items:
+        raw, value = _xattr_name(item)
+        enc = _url_encoded(raw)
+        if enc == raw:
+            out.append(item)
+            continue
+        copy = "%s=%s" % (_escape_xattr_name(enc), value)
+        out += [copy] if ignore.get("schily_names") else [item, copy]
+    return sorted(out, key=lambda i: _xattr_name(i)[0])
+
+
+def _fields(line, ignore, want=False):
     f = line.split(" ")
+    if want and f[11] != "-" and (ignore.get("schily_names") or
+                                  ignore.get("schily_copies")):
+        f[11] = ",".join(_schily_items(f[11].split(","), ignore))
     if f[0] == "." and ignore.get("root_mtime"):
         f[6] = "*"
     if ignore.get("negative_nsec") and f[6].startswith("-") and \
             not f[6].endswith(".000000000"):
         f[6] = "*"
-    if ignore.get("acls_only") and f[11] != "-":
-        acls = [x for x in f[11].split(",")
-                if x.startswith("system.posix_acl")]
-        f[11] = ",".join(acls) or "-"
     return f
 
 
 def compare_manifests(want, got, ignore):
     """differences between manifest lines, as text"""
-    w = {line.split(" ")[0]: _fields(line, ignore) for line in want}
+    w = {line.split(" ")[0]: _fields(line, ignore, True) for line in want}
     g = {line.split(" ")[0]: _fields(line, ignore) for line in got}
     bad = ["missing: %s" % p for p in sorted(set(w) - set(g))]
     bad += ["unexpected: %s" % p for p in sorted(set(g) - set(w))]
@@ -115,7 +150,9 @@ _C_ESCAPES = {"\\": b"\\", "n": b"\n", "t": b"\t", "r": b"\r", "a": b"\a",
               "b": b"\b", "f": b"\f", "v": b"\v"}
 
 
-def _unescape_bsdtar(s):
+def _unescape_quoted(s):
+    """the raw bytes of a name as bsdtar and --list quote it, read as
+    latin-1 text: octal and C escapes, other bytes as they are"""
     out = b""
     i = 0
     while i < len(s):
@@ -143,7 +180,7 @@ def manifest_name(line):
 
 def bsdtar_name(name):
     """the raw path of a name bsdtar -t prints"""
-    return tar_name(_unescape_bsdtar(name))
+    return tar_name(_unescape_quoted(name))
 
 
 def _split_target(perm, rest, unescape):
@@ -156,7 +193,7 @@ def _split_target(perm, rest, unescape):
 
 def _list_entry(line):
     perm, owner, size, _, _, rest = line.split(" ", 5)
-    name, target = _split_target(perm, rest, _unescape_list)
+    name, target = _split_target(perm, rest, _unescape_quoted)
     return perm, owner, size, name, target
 
 
@@ -166,7 +203,7 @@ def _bsdtar_entry(line):
         # an ACL: libarchive's mode has its group entry's bits, not the
         # mask's (unpacking sets the mask, giving the inode's mode back)
         perm = perm[:4] + "***" + perm[7:-1]
-    name, target = _split_target(perm, rest, _unescape_bsdtar)
+    name, target = _split_target(perm, rest, _unescape_quoted)
     return perm, uid + "/" + gid, size, name, target
 
 

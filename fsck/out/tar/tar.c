@@ -3,6 +3,7 @@
 #include <archive_entry.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 
 #include "erofs/inode.h"
 #include "erofs/pool.h"
+#include "interrupt.h"
 #include "nidmap.h"
+#include "outfile.h"
 #include "sparse.h"
 #include "tar.h"
 #include "tarentry.h"
@@ -50,7 +53,7 @@ struct tar_writer {
 	bool discard; /* drop what libarchive writes from now on */
 	/* the deliverer's (one thread at a time, in order) */
 	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
-	struct nidmap first; /* nid -> its first name written */
+	struct nidmap first; /* nid -> struct tar_first */
 	struct tar_msg msgs[TAR_MAX_MSGS];
 	unsigned int nmsgs;
 	uint64_t more_msgs;
@@ -63,9 +66,18 @@ enum tar_kind { TAR_NODE, TAR_FILE, TAR_LINK };
 
 struct tar_hole {
 	uint64_t off, len;
+	/* an end found in the data by --sparse, not a hole of the image */
+	bool zeros_start, zeros_end;
 };
 
 /* An entry waiting for its turn: a regular file's, or any other. */
+/* The first name written of a hard-linked inode. */
+struct tar_first {
+	char *name;
+	uint64_t ino; /* its entry's, with TAR_LINKS_INODE */
+	char *target; /* a symlink's, with TAR_LINKS_INODE */
+};
+
 struct tar_file {
 	struct ord_item item; /* first: the window's */
 	struct tar_writer *tw;
@@ -154,6 +166,14 @@ static void tar_note(struct tar_writer *tw, bool failed)
 	m->failed = failed;
 }
 
+/* libarchive's word that a name went in as bytes, not as UTF-8. */
+static bool tar_name_untranslated(struct tar_writer *tw)
+{
+	const char *s = archive_error_string(tw->a);
+
+	return s && !strncmp(s, "Can't translate ", 16);
+}
+
 /* Was the header written? Notes what libarchive said. */
 static bool tar_header_written(struct tar_writer *tw, int ret)
 {
@@ -161,7 +181,12 @@ static bool tar_header_written(struct tar_writer *tw, int ret)
 	case ARCHIVE_OK:
 		return true;
 	case ARCHIVE_WARN:
-		tar_note(tw, false);
+		/*
+		 * A name that is not UTF-8 is stored as its bytes with
+		 * hdrcharset=BINARY (tar_names_utf8()): exact, as meant.
+		 */
+		if (!tar_name_untranslated(tw))
+			tar_note(tw, false);
 		return true;
 	case ARCHIVE_FAILED:
 		tar_note(tw, true);
@@ -256,30 +281,55 @@ static int tar_put_data(struct tar_writer *tw, const struct tar_file *tf)
 /* Later names link to this one. */
 static void tar_remember(struct tar_writer *tw, const struct tar_file *tf)
 {
-	char **p;
+	struct tar_first *p;
+	const char *target;
 	int added;
 
 	p = nidmap_get(&tw->first, tf->nid, &added);
 	if (p && !added)
 		return;
-	if (p && (*p = strdup(tf->name)))
+	target = archive_entry_symlink(tf->entry);
+	if (p && (p->name = strdup(tf->name)) &&
+	    (!target || tw->caps.links != TAR_LINKS_INODE ||
+	     (p->target = strdup(target)))) {
+		p->ino = archive_entry_ino64(tf->entry);
 		return;
+	}
 	tar_break(tw, ENOMEM, "out of memory for hard links");
+}
+
+/* A later name: a link to the first, which holds the data. */
+static bool tar_link_to_first(struct tar_writer *tw, struct tar_file *tf)
+{
+	const struct tar_first *first = nidmap_find(&tw->first, tf->nid);
+
+	if (!first) {
+		tw->orphans++;
+		return false;
+	}
+	archive_entry_set_size(tf->entry, 0);
+	if (tw->caps.links == TAR_LINKS_ENTRY) {
+		archive_entry_copy_hardlink(tf->entry, first->name);
+		return true;
+	}
+	archive_entry_set_ino64(tf->entry, (la_int64_t)first->ino);
+	/* a symlink's target is its data: cpio readers want it each time */
+	if (first->target) {
+		archive_entry_copy_symlink(tf->entry, first->target);
+		archive_entry_set_size(tf->entry,
+				       (la_int64_t)strlen(first->target));
+	}
+	return true;
 }
 
 static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 {
-	char **first;
-
-	if (tf->kind == TAR_LINK) {
-		first = nidmap_find(&tw->first, tf->nid);
-		if (!first) {
-			tw->orphans++;
-			return;
-		}
-		archive_entry_copy_hardlink(tf->entry, *first);
-		archive_entry_set_size(tf->entry, 0);
-	}
+	/* inode numbers that tell the entries apart, but for links */
+	if (tw->caps.inodes)
+		archive_entry_set_ino64(tf->entry,
+					(la_int64_t)tf->item.seq + 1);
+	if (tf->kind == TAR_LINK && !tar_link_to_first(tw, tf))
+		return;
 	if (!tar_header_written(tw, archive_write_header(tw->a, tf->entry)))
 		return;
 	if (tf->kind == TAR_FILE && tar_put_data(tw, tf))
@@ -333,11 +383,42 @@ static int tar_open_output(struct tar_writer *tw, struct report *rep)
 		tw->fd = STDOUT_FILENO;
 		return 0;
 	}
-	tw->fd = open(tw->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	tw->fd = outfile_create(tw->file);
 	if (tw->fd >= 0)
 		return 0;
 	report_fatal(rep, "--tar=%s: %s", tw->file, strerror(errno));
 	return -errno;
+}
+
+bool tar_format_known(const char *name)
+{
+	struct archive *a = archive_write_new();
+	bool known = a && archive_write_set_format_by_name(a, name) ==
+				  ARCHIVE_OK;
+
+	archive_write_free(a);
+	return known;
+}
+
+/*
+ * The pax writer's conversion of names to UTF-8, made while this thread's
+ * locale reads text as UTF-8: libarchive keeps the charset it finds then
+ * for the life of the archive. Without such a locale, the caller's.
+ */
+static int tar_names_utf8(struct archive *a)
+{
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t saved = (locale_t)0;
+	int ret;
+
+	if (utf8)
+		saved = uselocale(utf8);
+	ret = archive_write_set_format_option(a, "pax", "hdrcharset", "UTF-8");
+	if (utf8) {
+		uselocale(saved);
+		freelocale(utf8);
+	}
+	return ret;
 }
 
 static int tar_set_format(struct tar_writer *tw, struct report *rep)
@@ -350,17 +431,26 @@ static int tar_set_format(struct tar_writer *tw, struct report *rep)
 		return -EINVAL;
 	}
 	tarentry_caps(a, &tw->caps);
+	/* mtree is for verifying: the digest of every regular file */
+	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
+		    ARCHIVE_FORMAT_MTREE &&
+	    archive_write_set_format_option(a, "mtree", "sha256", "1") !=
+		    ARCHIVE_OK) {
+		report_fatal(rep, "--format=%s: %s", tw->format,
+			     archive_error_string(a));
+		return -EINVAL;
+	}
 	if (!tw->caps.sparse)
 		return 0;
 	/*
-	 * pax: xattr names in LIBARCHIVE.xattr headers only, which bsdtar
-	 * restores exactly whatever the bytes ('=', '%', non-ASCII); names
-	 * and link targets as raw bytes, not converted from a locale.
+	 * pax: xattrs in both SCHILY.xattr records (GNU tar and star read
+	 * those) and LIBARCHIVE.xattr ones (exact whatever the bytes of the
+	 * name), libarchive's default, as bsdtar writes them. Names are
+	 * written as UTF-8, converted from UTF-8 whatever the caller's
+	 * locale, so that only a name that is not valid UTF-8 takes
+	 * hdrcharset=BINARY (with a warning of libarchive's).
 	 */
-	if (archive_write_set_format_option(a, "pax", "xattrheader",
-					    "LIBARCHIVE") != ARCHIVE_OK ||
-	    archive_write_set_format_option(a, "pax", "hdrcharset", "BINARY") !=
-		    ARCHIVE_OK) {
+	if (tar_names_utf8(a) != ARCHIVE_OK) {
 		report_fatal(rep, "--format=%s: %s", tw->format,
 			     archive_error_string(a));
 		return -EINVAL;
@@ -412,7 +502,7 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 	tw->file = o->file;
 	tw->format = o->format ? o->format : "pax";
 	tw->sparse = o->sparse;
-	nidmap_init(&tw->first, sizeof(char *));
+	nidmap_init(&tw->first, sizeof(struct tar_first));
 	ret = tar_setup(tw, rep);
 	if (ret) {
 		tar_close(tw);
@@ -494,7 +584,7 @@ int tar_link(struct tar_writer *tw, const struct walk_entry *e)
 {
 	if (S_ISSOCK(e->inode->mode))
 		return 0;
-	if (!tw->caps.links) {
+	if (tw->caps.links == TAR_LINKS_NONE) {
 		tarentry_lose(tw->lost, TAR_LOST_LINKS);
 		return 0;
 	}
@@ -504,22 +594,9 @@ int tar_link(struct tar_writer *tw, const struct walk_entry *e)
 /* An unnamed file in $TMPDIR for data too big to wait in memory. */
 static int tar_spool_open(struct report *rep, const struct fsck_loc *loc)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[PATH_MAX];
-	int fd, err;
+	const char *dir = outfile_spool_dir();
+	int fd = outfile_spool(dir), err;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
-		/* no O_TMPFILE there: a named file, unlinked at once */
-		if (snprintf(path, sizeof(path), "%s/fsck.erofs-XXXXXX", dir) >=
-		    (int)sizeof(path)) {
-			errno = ENAMETOOLONG;
-		} else if ((fd = mkostemp(path, O_CLOEXEC)) >= 0) {
-			unlink(path);
-		}
-	}
 	if (fd >= 0)
 		return fd;
 	err = errno;
@@ -597,7 +674,9 @@ static int tar_store(struct tar_file *tf, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
+/* A range that reads as zeros; zeros: found in the data, not the image's. */
+static int tar_add_hole(struct tar_file *tf, uint64_t off, uint64_t len,
+			bool zeros)
 {
 	struct tar_hole *h;
 	size_t cap;
@@ -609,6 +688,7 @@ int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
 	h = tf->nholes ? &tf->holes[tf->nholes - 1] : NULL;
 	if (h && h->off + h->len == off) {
 		h->len += len;
+		h->zeros_end = zeros;
 		goto out;
 	}
 	if (tf->nholes == tf->holecap) {
@@ -621,30 +701,42 @@ int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
 		tf->holes = h;
 		tf->holecap = cap;
 	}
-	tf->holes[tf->nholes].off = off;
-	tf->holes[tf->nholes++].len = len;
+	h = &tf->holes[tf->nholes++];
+	h->off = off;
+	h->len = len;
+	h->zeros_start = h->zeros_end = zeros;
 out:
 	pthread_mutex_unlock(&tf->lock);
 	return ret;
 }
 
-/* --sparse: aligned blocks of zeros become holes (fsck/sparse.h). */
+int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
+{
+	return tar_add_hole(tf, off, len, false);
+}
+
+/*
+ * --sparse: zeros become holes (sparse.h); those of a block that the edge
+ * of buf cuts are kept as holes only where the holes around them fill the
+ * whole block (tar_sparse_map()).
+ */
 static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf, size_t len,
 			    uint64_t off)
 {
-	size_t data = 0, hole;
+	size_t data = 0, skip, end;
+	bool whole;
 	int ret;
 
 	while (data < len) {
-		hole = sparse_next_hole(buf, len, off, data);
-		ret = hole > data ? tar_store(tf, buf + data, hole - data,
+		skip = sparse_next_skip(buf, len, off, data, &end, &whole);
+		ret = skip > data ? tar_store(tf, buf + data, skip - data,
 					      off + data)
 				  : 0;
-		if (!ret && hole < len)
-			ret = tar_file_hole(tf, off + hole, SPARSE_BLOCK);
+		if (!ret && skip < len)
+			ret = tar_add_hole(tf, off + skip, end - skip, true);
 		if (ret)
 			return ret;
-		data = hole + SPARSE_BLOCK;
+		data = end;
 	}
 	return 0;
 }
@@ -665,12 +757,32 @@ static int hole_cmp(const void *a, const void *b)
 }
 
 /*
+ * The ends of a merged hole that --sparse found in the data, not at a
+ * block boundary: the rest of that block holds data, so they are trimmed
+ * to whole blocks. false when nothing is left.
+ */
+static bool tar_trim_hole(struct tar_hole *h, uint64_t size)
+{
+	uint64_t start = h->off, end = h->off + h->len;
+
+	if (h->zeros_start && start % SPARSE_BLOCK)
+		start += SPARSE_BLOCK - start % SPARSE_BLOCK;
+	if (h->zeros_end && end % SPARSE_BLOCK && end != size)
+		end -= end % SPARSE_BLOCK;
+	if (end <= start)
+		return false;
+	h->off = start;
+	h->len = end - start;
+	return true;
+}
+
+/*
  * Pieces punched holes in any order: sort and merge them, cut them at
  * i_size (a last extent may map past it), and map the data between.
  */
 static void tar_sparse_map(struct tar_file *tf)
 {
-	uint64_t pos = 0, size = tf->inode.size;
+	uint64_t pos = 0, size = tf->inode.size, end;
 	struct tar_hole *h = tf->holes;
 	size_t i, n = 0;
 
@@ -680,12 +792,20 @@ static void tar_sparse_map(struct tar_file *tf)
 	for (i = 0; i < tf->nholes && h[i].off < size; i++) {
 		if (h[i].len > size - h[i].off)
 			h[i].len = size - h[i].off;
-		if (n && h[n - 1].off + h[n - 1].len >= h[i].off)
-			h[n - 1].len = h[i].off + h[i].len - h[n - 1].off;
-		else
+		end = h[i].off + h[i].len;
+		if (n && h[n - 1].off + h[n - 1].len >= h[i].off) {
+			if (end > h[n - 1].off + h[n - 1].len) {
+				h[n - 1].len = end - h[n - 1].off;
+				h[n - 1].zeros_end = h[i].zeros_end;
+			}
+		} else {
 			h[n++] = h[i];
+		}
 	}
-	tf->nholes = n;
+	for (i = 0, tf->nholes = 0; i < n; i++)
+		if (tar_trim_hole(&h[i], size))
+			h[tf->nholes++] = h[i];
+	n = tf->nholes;
 	if (!n)
 		return;
 	if (!tf->tw->caps.sparse) {
@@ -709,7 +829,8 @@ static void tar_left_out(struct tar_writer *tw, int err)
 	__atomic_store_n(&tw->spool_err, err, __ATOMIC_RELAXED);
 }
 
-void tar_file_done(struct tar_file *tf, bool ok, const struct xattr_list *xl)
+void tar_file_done(struct tar_file *tf, bool ok, bool failed,
+		   const struct xattr_list *xl)
 {
 	struct tar_writer *tw = tf->tw;
 	int err = __atomic_load_n(&tf->err, __ATOMIC_RELAXED);
@@ -717,7 +838,7 @@ void tar_file_done(struct tar_file *tf, bool ok, const struct xattr_list *xl)
 	tf->ok = ok && !err;
 	if (ok && err)
 		tar_left_out(tw, err);
-	if (!ok)
+	if (!ok && failed)
 		__atomic_add_fetch(&tw->check_failed, 1, __ATOMIC_RELAXED);
 	if (tf->ok) {
 		tf->entry = tarentry_new(&tw->caps, tf->name, &tf->inode, NULL,
@@ -817,8 +938,11 @@ static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
 
 int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
 {
-	tar_report_lost(tw, rep);
-	tar_report_msgs(tw, rep);
+	/* an interrupted archive is reported as such, and nothing else */
+	if (!interrupted()) {
+		tar_report_lost(tw, rep);
+		tar_report_msgs(tw, rep);
+	}
 	if (tar_failed(tw)) {
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     tw->errtext ? tw->errtext : strerror(tw->err));
@@ -841,8 +965,10 @@ void tar_close(struct tar_writer *tw)
 		close(tw->fd);
 	if (tw->window_ready)
 		ord_window_fini(&tw->window);
-	nidmap_for_each(&tw->first, j)
-		free(*(char **)nidmap_val(&tw->first, j));
+	nidmap_for_each(&tw->first, j) {
+		free(((struct tar_first *)nidmap_val(&tw->first, j))->name);
+		free(((struct tar_first *)nidmap_val(&tw->first, j))->target);
+	}
 	nidmap_fini(&tw->first);
 	for (i = 0; i < tw->nmsgs; i++)
 		free(tw->msgs[i].text);
@@ -903,11 +1029,14 @@ static enum fsck_result tar_out_file_end(void *priv, void *file,
 					 const struct out_file *of,
 					 enum fsck_result r)
 {
+	bool stopped = of->skipped || !fsck_result_goes_on(r);
+
 	(void)priv;
+	/* a file the run stopped in the middle of did not fail its check */
 	if (file)
 		tar_file_done(file,
 			      r == FSCK_OK && of->data_ok && of->xattrs_ok,
-			      of->skipped ? NULL : of->xl);
+			      !stopped, of->skipped ? NULL : of->xl);
 	return FSCK_OK;
 }
 

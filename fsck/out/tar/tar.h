@@ -64,6 +64,9 @@ struct tar_opts {
 
 #ifdef HAVE_LIBARCHIVE
 
+/* Is name a format libarchive writes (for the options, before any work)? */
+bool tar_format_known(const char *name);
+
 /*
  * Open the archive and add it to l, as the output (output.h) that wants
  * xattrs and data; 0 or a negative errno (reported).
@@ -107,9 +110,11 @@ int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len);
 
 /*
  * The file is done: ok if its data, xattrs (xl) and every write were
- * good; tf is the writer's from here on.
+ * good; failed when it is not ok because its check failed (not because
+ * the run stopped); tf is the writer's from here on.
  */
-void tar_file_done(struct tar_file *tf, bool ok, const struct xattr_list *xl);
+void tar_file_done(struct tar_file *tf, bool ok, bool failed,
+		   const struct xattr_list *xl);
 
 /* Has writing the archive failed (the run should stop)? */
 bool tar_failed(const struct tar_writer *tw);
@@ -128,6 +133,11 @@ void tar_close(struct tar_writer *tw);
  * Built without libarchive: main.c refuses --tar before anything is read,
  * so no writer is ever opened.
  */
+static inline bool tar_format_known(const char *name)
+{
+	return true;
+}
+
 static inline int tar_add_output(struct outputs *l, const struct tar_opts *o,
 				 struct report *rep)
 {

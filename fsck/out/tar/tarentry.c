@@ -24,6 +24,8 @@ static const char *const lost_text[TAR_LOST_KINDS] = {
 	[TAR_LOST_SPARSE] = "holes are stored as zeros",
 	[TAR_LOST_LINKS] = "later names of hard-linked files are left out",
 	[TAR_LOST_SOCKETS] = "sockets are left out",
+	[TAR_LOST_XATTR_NAMES] =
+		"xattr names with '=', '%' or bytes outside printable ASCII are URL-encoded in SCHILY.xattr records (GNU tar restores them under the encoded names, bsdtar under both)",
 };
 
 const char *tarentry_lost_text(enum tar_lost kind)
@@ -39,11 +41,24 @@ void tarentry_caps(struct archive *a, struct tar_caps *caps)
 	if (fmt == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE ||
 	    fmt == ARCHIVE_FORMAT_TAR_PAX_RESTRICTED) {
 		caps->xattrs = caps->acls = caps->nsec = caps->sparse = true;
+		caps->schily = true;
 	} else if ((fmt & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_XAR) {
 		caps->xattrs = caps->nsec = true;
 	}
-	/* the tar formats have hardlink entries; the others need the data */
-	caps->links = (fmt & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR;
+	switch (fmt & ARCHIVE_FORMAT_BASE_MASK) {
+	case ARCHIVE_FORMAT_TAR:
+		caps->links = TAR_LINKS_ENTRY;
+		break;
+	case ARCHIVE_FORMAT_CPIO:
+		caps->links = TAR_LINKS_INODE;
+		caps->inodes = true;
+		break;
+	case ARCHIVE_FORMAT_MTREE:
+		caps->inodes = true;
+		break;
+	default:
+		break;
+	}
 }
 
 void tarentry_lose(uint64_t *lost, enum tar_lost kind)
@@ -142,10 +157,27 @@ static int add_acl(const struct tar_caps *caps, struct archive_entry *ae,
 	return acl_add(ae, type, it->value, it->len);
 }
 
+/*
+ * Does libarchive URL-encode this name in its pax records? SCHILY.xattr
+ * records, which it writes the same way, then hold another name.
+ */
+static bool xattr_name_encoded(const struct xattr_item *it)
+{
+	size_t i;
+
+	for (i = 0; i < it->namelen; i++) {
+		unsigned char c = (unsigned char)it->name[i];
+
+		if (c < 33 || c > 126 || c == '%' || c == '=')
+			return true;
+	}
+	return false;
+}
+
 static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 		      const struct xattr_list *xl, uint64_t *lost)
 {
-	bool dropped = false;
+	bool dropped = false, encoded = false;
 	size_t i;
 	int ret;
 
@@ -163,9 +195,13 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 		archive_entry_xattr_add_entry(ae, xl->items[i].name,
 					      xl->items[i].value,
 					      xl->items[i].len);
+		encoded = encoded || (caps->schily &&
+				      xattr_name_encoded(&xl->items[i]));
 	}
 	if (dropped)
 		tarentry_lose(lost, TAR_LOST_XATTRS);
+	if (encoded)
+		tarentry_lose(lost, TAR_LOST_XATTR_NAMES);
 	return 0;
 }
 
@@ -188,6 +224,12 @@ struct archive_entry *tarentry_new(const struct tar_caps *caps,
 		tarentry_lose(lost, TAR_LOST_NSEC);
 	if (S_ISREG(inode->mode))
 		archive_entry_set_size(ae, (la_int64_t)inode->size);
+	else if (target && caps->links == TAR_LINKS_INODE)
+		archive_entry_set_size(ae, (la_int64_t)strlen(target));
+	else
+		archive_entry_set_size(ae, 0);
+	if (caps->inodes)
+		archive_entry_set_nlink(ae, inode->nlink);
 	if (S_ISCHR(inode->mode) || S_ISBLK(inode->mode)) {
 		archive_entry_set_rdevmajor(ae, erofs_rdev_major(inode->rdev));
 		archive_entry_set_rdevminor(ae, erofs_rdev_minor(inode->rdev));

@@ -27,12 +27,26 @@ enum tar_lost {
 	TAR_LOST_SPARSE,
 	TAR_LOST_LINKS,
 	TAR_LOST_SOCKETS,
+	TAR_LOST_XATTR_NAMES,	/* pax: names SCHILY.xattr holds encoded */
 	TAR_LOST_KINDS
+};
+
+/* How a format holds the later names of a hard-linked file. */
+enum tar_links {
+	TAR_LINKS_NONE,		/* it cannot: they are left out */
+	TAR_LINKS_ENTRY,	/* tar: hardlink entries naming the first */
+	TAR_LINKS_INODE,	/* cpio: entries of the first's inode number,
+				   with no data (the first carries it) */
 };
 
 /* What the writer's format holds. */
 struct tar_caps {
-	bool xattrs, acls, nsec, sparse, links;
+	bool xattrs, acls, nsec, sparse;
+	/* pax: xattrs also in SCHILY.xattr records, names URL-encoded */
+	bool schily;
+	enum tar_links links;
+	/* inode numbers and link counts: cpio's links, mtree's nlink */
+	bool inodes;
 };
 
 void tarentry_caps(struct archive *a, struct tar_caps *caps);
@@ -45,7 +59,9 @@ const char *tarentry_lost_text(enum tar_lost kind);
 
 /*
  * A new entry named name for inode (target: a symlink's), with the xattrs
- * and ACLs of xl; lost[kind] counts what caps cannot hold. NULL when
+ * and ACLs of xl; lost[kind] counts what caps cannot hold. Every entry
+ * has a size (cpio requires one): a regular file's, a symlink target's
+ * length where the format stores targets as data, else 0. NULL when
  * memory runs out.
  */
 struct archive_entry *tarentry_new(const struct tar_caps *caps,
