@@ -8,7 +8,8 @@
 # - --include=./PATH selects what --include=PATH does; a pattern that
 #   selects nothing is a warning naming it (exit 0); a --files-from path
 #   not in the image is exit 8 with no "not completed" verdict, since the
-#   check went through;
+#   check went through, and so is a zip archive whose format refused the
+#   devices;
 # - --tar=- to a full device (/dev/full): the write error and the verdict
 #   that the archive is not complete, and no "walk stopped" before them;
 # - --list names: spaces and printable UTF-8 as GNU tar lists them, control
@@ -69,6 +70,17 @@ if [ "$rc" -eq 8 ] && grep -q "/no/such/path: named by --files-from" "$err" &&
 	tap_ok "a --files-from path not in the image: exit 8, no 'not completed'"
 else
 	tap_not_ok "a --files-from path not in the image (exit $rc)"
+fi
+
+# a zip holds no devices: refused, reported, and the archive is complete
+run_fsck "$out" "$err" --tar="$scratch/a.zip" --format=zip "$img"
+rc=$?
+if [ "$rc" -eq 8 ] && grep -q "entries left out" "$err" &&
+	! grep -q "not completed" "$err" &&
+	bsdtar -tf "$scratch/a.zip" >/dev/null 2>&1; then
+	tap_ok "--format=zip refusing devices: exit 8, the archive complete"
+else
+	tap_not_ok "--format=zip refusing devices (exit $rc)"
 fi
 
 if [ -w /dev/full ]; then
