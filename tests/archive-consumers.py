@@ -18,7 +18,6 @@ into, which are the oracles here, on every stored image (data/index):
 Environment: FSCK, srcdir, EROFS_TEST_DATA (unpacked images, optional).
 """
 import collections
-import lzma
 import os
 import re
 import shutil
@@ -33,37 +32,6 @@ import tarlib  # noqa: E402
 DATA = os.path.join(SRCDIR, "data")
 FSCK = os.environ.get("FSCK", "fsck.erofs")
 ROOT = os.geteuid() == 0
-
-
-def images():
-    with open(os.path.join(DATA, "index")) as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                name, manifest, *opts = line.split()
-                yield name, manifest, opts
-
-
-def unpacked(name, scratch):
-    path = os.path.join(os.environ.get("EROFS_TEST_DATA", "/nonexistent"),
-                        name)
-    if os.path.exists(path):
-        return path
-    path = os.path.join(scratch, name)
-    if not os.path.exists(path):
-        with lzma.open(os.path.join(DATA, name + ".xz")) as src, \
-                open(path, "wb") as dst:
-            shutil.copyfileobj(src, dst)
-    return path
-
-
-def options(opts, scratch):
-    out = []
-    for opt in opts:
-        if "=@" in opt:
-            key, name = opt.split("=@", 1)
-            opt = key + "=" + unpacked(name, scratch)
-        out.append(opt)
-    return out
 
 
 def manifest_of(args):
@@ -261,8 +229,8 @@ def main():
             return 0
     with tarlib.Scratch() as scratch:
         work = os.path.abspath(scratch.path)
-        for name, _, opts in images():
-            args = options(opts, work) + [unpacked(name, work)]
+        for name, _, opts in tarlib.stored_images(DATA):
+            args = tarlib.image_args(DATA, name, opts, work)
             manifest = manifest_of(args)
             check_gnutar(name, args, work)
             for fmt in ("newc", "cpio"):

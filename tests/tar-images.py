@@ -26,7 +26,6 @@ manifest line for sparse.bin says so, through tarfile).
 
 Environment: FSCK, srcdir, EROFS_TEST_DATA (unpacked images, optional).
 """
-import lzma
 import os
 import shutil
 import subprocess
@@ -44,37 +43,6 @@ THREADED = dict(os.environ, EROFS_FSCK_SYNC_NS="0", EROFS_FSCK_SPLIT="1")
 SOCKETS = "fsck.erofs: warning: --tar: sockets are left out (1)\n"
 # images whose sparse.bin has holes in the image (chunk-based with holes)
 HOLED = {"plain-b512-chunk64k-48bit.erofs"}
-
-
-def images():
-    with open(os.path.join(DATA, "index")) as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                name, manifest, *opts = line.split()
-                yield name, manifest, opts
-
-
-def unpacked(name, scratch):
-    path = os.path.join(os.environ.get("EROFS_TEST_DATA", "/nonexistent"),
-                        name)
-    if os.path.exists(path):
-        return path
-    path = os.path.join(scratch, name)
-    if not os.path.exists(path):
-        with lzma.open(os.path.join(DATA, name + ".xz")) as src, \
-                open(path, "wb") as dst:
-            shutil.copyfileobj(src, dst)
-    return path
-
-
-def options(opts, scratch):
-    out = []
-    for opt in opts:
-        if "=@" in opt:
-            key, name = opt.split("=@", 1)
-            opt = key + "=" + unpacked(name, scratch)
-        out.append(opt)
-    return out
 
 
 def check_listing(name, args, tarball):
@@ -144,9 +112,8 @@ def main():
               "libarchive-tools)")
         return 0
     with tarlib.Scratch() as scratch:
-        for name, manifest, opts in images():
-            args = options(opts, scratch.path) + \
-                [unpacked(name, scratch.path)]
+        for name, manifest, opts in tarlib.stored_images(DATA):
+            args = tarlib.image_args(DATA, name, opts, scratch.path)
             tarball = os.path.join(scratch.path, "a.tar")
             rc, out, err = tarlib.run([FSCK, "-j1", "--tar=-"] + args)
             with open(tarball, "wb") as f:
