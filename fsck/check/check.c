@@ -140,8 +140,8 @@ static enum fsck_result check_hole(struct fsck_worker *w, struct data_sum *ds,
 	return FSCK_OK;
 }
 
-/* Hash decoded bytes and hand them to the outputs, at file offset off. */
-static enum fsck_result check_consume(struct fsck_worker *w,
+/* Decoded bytes at file offset off: to the hash and to the outputs. */
+static enum fsck_result check_hand_on(struct fsck_worker *w,
 				      struct data_sum *ds, const uint8_t *buf,
 				      size_t len, uint64_t off)
 {
@@ -214,7 +214,7 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 					map->llen);
 		if (err < 0)
 			return check_lib_error(w, loc, err);
-		return check_consume(w, ds, w->buf + skip, len, map->la + skip);
+		return check_hand_on(w, ds, w->buf + skip, len, map->la + skip);
 	}
 	for (done = 0; done < len; done += n) {
 		if (interrupted())
@@ -227,7 +227,7 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 					n);
 		if (err < 0)
 			return check_lib_error(w, loc, err);
-		ret = check_consume(w, ds, w->buf, n, map->la + skip + done);
+		ret = check_hand_on(w, ds, w->buf, n, map->la + skip + done);
 		if (ret != FSCK_OK)
 			return ret;
 	}
