@@ -35,8 +35,8 @@ static enum fsck_result tar_out_entry(void *priv, const struct out_entry *oe,
 }
 
 static enum fsck_result tar_out_data(void *priv, void *file,
-				     const struct out_file *of,
-				     const void *buf, size_t len, uint64_t off)
+				     const struct out_file *of, const void *buf,
+				     size_t len, uint64_t off)
 {
 	(void)priv;
 	(void)of;
