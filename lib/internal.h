@@ -16,6 +16,9 @@
 /* Open path, or when fd >= 0 a copy of fd, which path then names. */
 int erofs_io_open(struct erofs_device *dev, const char *path, int fd,
 		  uint64_t offset, struct erofs_err *err);
+/* Make src, from byte offset on, the device; it takes src over. */
+int erofs_io_attach(struct erofs_device *dev, struct erofs_source *src,
+		    uint64_t offset, struct erofs_err *err);
 void erofs_io_close(struct erofs_device *dev);
 int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 		   uint64_t pos, struct erofs_err *err);

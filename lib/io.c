@@ -1,69 +1,40 @@
 // SPDX-License-Identifier: MIT
 /*
- * Devices: the primary image and extra devices, read with pread at a byte
- * offset, or copied to a caller's file with copy_file_range. Every read and
- * every copy is bounded by the device size first.
+ * Devices: the primary image and extra devices, each a source
+ * (erofs/source.h) from an offset on, read at a byte offset or copied to
+ * a caller's file in the kernel. Every read and every copy is bounded by
+ * the device size first.
  */
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
-
-static int device_size(int fd, uint64_t *size)
-{
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if (S_ISREG(st.st_mode)) {
-		*size = (uint64_t)st.st_size;
-		return 0;
-	}
-	if (S_ISBLK(st.st_mode))
-		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
-	return -EINVAL;
-}
+#include "source_internal.h"
 
 int erofs_io_open(struct erofs_device *dev, const char *path, int fd,
 		  uint64_t offset, struct erofs_err *err)
 {
-	uint64_t size;
-	int ret;
+	struct erofs_source *src;
+	int ret = erofs_source_open(&src, path, fd, err);
 
-	if (fd >= 0)
-		dev->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	else
-		dev->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (dev->fd < 0)
-		return erofs_error(err, -errno, EROFS_NO_NID, EROFS_NO_OFFSET,
-				   "cannot open %s: %s", path, strerror(errno));
-	ret = device_size(dev->fd, &size);
-	if (ret) {
-		erofs_io_close(dev);
-		return erofs_error(err, ret == -EINVAL ? -EINVAL : ret,
-				   EROFS_NO_NID, EROFS_NO_OFFSET,
-				   "%s is not a regular file or block device",
-				   path);
-	}
+	return ret ? ret : erofs_io_attach(dev, src, offset, err);
+}
+
+int erofs_io_attach(struct erofs_device *dev, struct erofs_source *src,
+		    uint64_t offset, struct erofs_err *err)
+{
+	uint64_t size = erofs_source_size(src);
+
 	if (offset > size) {
-		erofs_io_close(dev);
-		return erofs_error(err, -EINVAL, EROFS_NO_NID, offset,
-				   "offset %llu is past the end of %s (%llu bytes)",
-				   (unsigned long long)offset, path,
-				   (unsigned long long)size);
+		erofs_error(err, -EINVAL, EROFS_NO_NID, offset,
+			    "offset %llu is past the end of %s (%llu bytes)",
+			    (unsigned long long)offset,
+			    erofs_source_name(src), (unsigned long long)size);
+		erofs_source_close(src);
+		return -EINVAL;
 	}
-	dev->path = strdup(path);
-	if (!dev->path) {
-		erofs_io_close(dev);
-		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
-				   "out of memory");
-	}
+	dev->src = src;
+	dev->path = erofs_source_name(src);
 	dev->offset = offset;
 	dev->size = size - offset;
 	return 0;
@@ -71,10 +42,8 @@ int erofs_io_open(struct erofs_device *dev, const char *path, int fd,
 
 void erofs_io_close(struct erofs_device *dev)
 {
-	if (dev->fd >= 0)
-		close(dev->fd);
-	dev->fd = -1;
-	free(dev->path);
+	erofs_source_close(dev->src);
+	dev->src = NULL;
 	dev->path = NULL;
 }
 
@@ -94,80 +63,21 @@ static int check_device_range(const struct erofs_device *dev, uint64_t pos,
 int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 		   uint64_t pos, struct erofs_err *err)
 {
-	uint8_t *p = buf;
 	int ret = check_device_range(dev, pos, len, "read", err);
 
-	if (ret)
-		return ret;
-	while (len) {
-		ssize_t n = pread(dev->fd, p, len, (off_t)(dev->offset + pos));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return erofs_error(err, -errno, EROFS_NO_NID, pos,
-					   "read error on %s at %llu: %s",
-					   dev->path, (unsigned long long)pos,
-					   strerror(errno));
-		if (n == 0)
-			return erofs_error(err, -EIO, EROFS_NO_NID, pos,
-					   "%s ended early at %llu", dev->path,
-					   (unsigned long long)pos);
-		p += n;
-		pos += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/*
- * copy_file_range() cannot copy between these files: another filesystem,
- * a kind of file it does not copy, an output opened for appending, or no
- * copy_file_range() at all; 0 copied is taken as the same.
- */
-static bool copy_refused(int err)
-{
-	return !err || err == EXDEV || err == EINVAL || err == ENOSYS ||
-	       err == EOPNOTSUPP || err == EBADF;
-}
-
-/* The failure of a copy, recorded as the output's. */
-static int copy_failed(struct erofs_err *err, int code, uint64_t off)
-{
-	bool first = !err->code;
-
-	erofs_error(err, -code, EROFS_NO_NID, EROFS_NO_OFFSET,
-		    "copy to the output at %llu: %s", (unsigned long long)off,
-		    strerror(code));
-	if (first)
-		err->output = true;
-	return -code;
+	return ret ? ret :
+		     erofs_source_read(dev->src, buf, len, dev->offset + pos,
+				       err);
 }
 
 int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
 		  int fd, uint64_t off, struct erofs_err *err)
 {
-	loff_t in = (loff_t)(dev->offset + pos), out = (loff_t)off;
 	int ret = check_device_range(dev, pos, len, "copy", err);
-	ssize_t n;
 
-	if (ret)
-		return ret;
-	while (len) {
-		n = copy_file_range(dev->fd, &in, fd, &out,
-				    len < SSIZE_MAX ? (size_t)len : SSIZE_MAX,
-				    0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0) {
-			len -= (uint64_t)n;
-			continue;
-		}
-		if (copy_refused(n ? errno : 0))
-			return EROFS_COPY_REFUSED;
-		return copy_failed(err, errno, (uint64_t)out);
-	}
-	return 0;
+	return ret ? ret :
+		     erofs_source_copy(dev->src, dev->offset + pos, len, fd,
+				       off, err);
 }
 
 int erofs_dev_resolve(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,

@@ -9,6 +9,7 @@
 
 #include "erofs/fragments.h"
 #include "erofs/hash.h"
+#include "erofs/source.h"
 #include "internal.h"
 
 #define SB_CORRUPT(err, off, ...) \
@@ -588,14 +589,18 @@ int erofs_image_open(struct erofs_image **out,
 		img->devs = calloc(1 + opts->ndevices, sizeof(*img->devs));
 	if (!img || !img->devs) {
 		free(img);
+		erofs_source_close(opts->source);
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "out of memory");
 	}
-	for (unsigned int i = 0; i <= opts->ndevices; i++)
-		img->devs[i].fd = -1;
 	img->ndevs = 1;
-	ret = erofs_io_open(&img->devs[0], opts->path,
-			    opts->use_fd ? opts->fd : -1, opts->offset, err);
+	if (opts->source)
+		ret = erofs_io_attach(&img->devs[0], opts->source,
+				      opts->offset, err);
+	else
+		ret = erofs_io_open(&img->devs[0], opts->path,
+				    opts->use_fd ? opts->fd : -1, opts->offset,
+				    err);
 	if (!ret)
 		ret = read_superblock(img, opts->no_sbcrc, err);
 	if (!ret)

@@ -19,11 +19,12 @@
 #include "erofs/inode.h"
 
 struct erofs_frag_cache;
+struct erofs_source;
 
 /* One opened device: the primary image (index 0) or an extra device. */
 struct erofs_device {
-	int fd;
-	char *path;
+	struct erofs_source *src;	/* erofs/source.h */
+	const char *path;		/* the source's name */
 	uint64_t offset;	/* where the EROFS data starts in the file */
 	uint64_t size;		/* bytes available after offset */
 	uint64_t blocks;	/* size the image claims, in blocks */
@@ -45,6 +46,11 @@ struct erofs_open_opts {
 	bool no_sbcrc;			/* skip the superblock checksum */
 	bool use_fd;			/* read fd (a copy of it): path names it */
 	int fd;
+	/*
+	 * Or read this source (a partition of a super image, say), which
+	 * the image takes over, failing or not; path and fd are not used.
+	 */
+	struct erofs_source *source;
 };
 
 struct erofs_image {
