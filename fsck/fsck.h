@@ -11,6 +11,9 @@ struct fsck_cfg {
 	const char **devices;		/* --device, in order */
 	unsigned int ndevices;
 	uint64_t offset;		/* --offset */
+	const char *partition;		/* --partition */
+	char slot;			/* --slot: 'a', 'b' or 0 */
+	bool list_partitions;		/* --list-partitions */
 	bool no_sbcrc;
 	bool has_nid;			/* --nid */
 	uint64_t nid;

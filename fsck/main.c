@@ -12,6 +12,7 @@
 #include "android.h"
 #include "check.h"
 #include "compare.h"
+#include "container.h"
 #include "cost.h"
 #include "erofs/dir.h"
 #include "erofs/fragments.h"
@@ -28,7 +29,6 @@
 #include "progress.h"
 #include "report.h"
 #include "select.h"
-#include "spool.h"
 #include "strbuf.h"
 #include "tar.h"
 #include "visit.h"
@@ -512,29 +512,32 @@ static void write_json(const struct fsck_cfg *cfg, struct report *rep,
 		fprintf(stderr, PROG ": cannot write the JSON report\n");
 }
 
-/* Open IMAGE, or with "-" the image on standard input (spool.h). */
+/* Open IMAGE out of its container (container.h). */
 static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 		      struct erofs_open_opts *oo, struct erofs_image **img)
 {
 	struct fsck_loc loc = { .label = oo->path, .nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
-	int ret;
+	int ret = container_open(cfg, rep, &oo->source);
 
-	if (!strcmp(cfg->image, "-")) {
-		ret = spool_stdin(rep);
-		if (ret < 0)
-			return ret;
-		oo->use_fd = true;
-		oo->fd = ret;
-	}
+	if (ret < 0)
+		return ret;
 	erofs_err_clear(&err);
 	ret = erofs_image_open(img, oo, &err);
-	if (oo->use_fd && oo->fd != STDIN_FILENO)
-		close(oo->fd);
 	if (ret < 0)
 		report_lib_error(rep, &loc, &err, ret);
 	return ret;
+}
+
+/* --list-partitions */
+static void list_partitions(const struct fsck_cfg *cfg, struct report *rep)
+{
+	struct erofs_source *src;
+
+	if (!container_open(cfg, rep, &src))
+		container_list_partitions(cfg, rep, src);
+	erofs_source_close(src);
 }
 
 int main(int argc, char **argv)
@@ -576,7 +579,9 @@ int main(int argc, char **argv)
 	oo.devices = cfg.devices;
 	oo.ndevices = cfg.ndevices;
 	oo.no_sbcrc = cfg.no_sbcrc;
-	if (!open_image(&cfg, &rep, &oo, &img) && !interrupted()) {
+	if (cfg.list_partitions)
+		list_partitions(&cfg, &rep);
+	else if (!open_image(&cfg, &rep, &oo, &img) && !interrupted()) {
 		print_image_info(&rep, img);
 		check_image(&cfg, &rep, img, &res);
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "erofs/lp.h"
 #include "fsck.h"
 #include "options.h"
 #include "report.h"
@@ -46,6 +47,9 @@ enum {
 	OPT_TAR,
 	OPT_COMPARE,
 	OPT_FORMAT,
+	OPT_PARTITION,
+	OPT_SLOT,
+	OPT_LIST_PARTITIONS,
 };
 
 static const struct option long_options[] = {
@@ -53,6 +57,9 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "slot", required_argument, NULL, OPT_SLOT },
+	{ "list-partitions", no_argument, NULL, OPT_LIST_PARTITIONS },
 	{ "nid", required_argument, NULL, OPT_NID },
 	{ "path", required_argument, NULL, OPT_PATH },
 	{ "no-sbcrc", no_argument, NULL, OPT_NO_SBCRC },
@@ -102,7 +109,8 @@ static const char usage_text[] =
 	"  -j, --jobs=N           N threads (default: online CPUs; 1: none)\n"
 	"  --device=PATH          an extra device of a multi-device image;\n"
 	"                         repeat in device table order\n"
-	"  --offset=N             the image starts N bytes into IMAGE\n"
+	"  --offset=N             the image starts N bytes into IMAGE (into\n"
+	"                         the partition, or the unsparsed image)\n"
 	"  --nid=N                check from inode N instead of the root\n"
 	"  --path=PATH            check from PATH inside the image instead of\n"
 	"                         the root\n"
@@ -133,6 +141,16 @@ static const char usage_text[] =
 	"  --mount-point=PREFIX   the paths of both start with PREFIX\n"
 	"                         (default /)\n"
 	"  -h, --help             display this help and exit\n"
+	"\n"
+	"Android (IMAGE may be an Android sparse image, read in place):\n"
+	"  --partition=NAME       read logical partition NAME of the super\n"
+	"                         image IMAGE (system, or system_a; raw or\n"
+	"                         sparse)\n"
+	"  --slot=a|b             the slot of --partition when a name has\n"
+	"                         both\n"
+	"  --list-partitions      list the partitions of the super image\n"
+	"                         IMAGE (name, group, size, attributes,\n"
+	"                         extents, what each holds) and exit\n"
 	"\n"
 	"Extraction:\n"
 	"  --extract=DIR          check, and extract the tree (or the subtree\n"
@@ -311,6 +329,22 @@ static void parse_files_from(const char *arg)
 		exit(FSCK_EXIT_OPERATIONAL);
 }
 
+/* --partition, --slot and --list-partitions */
+static void check_partition_args(const struct fsck_cfg *cfg)
+{
+	const char *p = cfg->partition;
+
+	if (p && (!*p || strlen(p) > EROFS_LP_NAME_MAX))
+		usage_error("--partition=%s: a name of 1 to 36 characters", p);
+	if (cfg->slot && !p && !cfg->list_partitions)
+		usage_error("%s", "--slot needs --partition or --list-partitions");
+	if (cfg->list_partitions &&
+	    (p || cfg->extract_dir || cfg->decode || cfg->tar ||
+	     cfg->manifest || cfg->list || cfg->json || cfg->compare ||
+	     cfg->offset || cfg->has_nid || cfg->path || cfg->ndevices))
+		usage_error("%s", "--list-partitions lists the partitions and does nothing else: it takes --slot alone");
+}
+
 /* Combinations that make no sense. */
 static void check_args(const struct fsck_cfg *cfg)
 {
@@ -360,6 +394,7 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--keep-existing and --overwrite cannot be used together");
 	if (cfg->sparse && !d && !cfg->tar)
 		usage_error("%s", "--sparse needs --extract=DIR or --tar");
+	check_partition_args(cfg);
 }
 
 void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
@@ -460,6 +495,17 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_FORMAT:
 			cfg->format = optarg;
+			break;
+		case OPT_PARTITION:
+			cfg->partition = optarg;
+			break;
+		case OPT_SLOT:
+			if ((*optarg != 'a' && *optarg != 'b') || optarg[1])
+				usage_error("--slot=%s: a or b", optarg);
+			cfg->slot = *optarg;
+			break;
+		case OPT_LIST_PARTITIONS:
+			cfg->list_partitions = true;
 			break;
 		case 'j':
 			parse_jobs(cfg, optarg);

@@ -28,8 +28,8 @@ int erofs_io_attach(struct erofs_device *dev, struct erofs_source *src,
 	if (offset > size) {
 		erofs_error(err, -EINVAL, EROFS_NO_NID, offset,
 			    "offset %llu is past the end of %s (%llu bytes)",
-			    (unsigned long long)offset,
-			    erofs_source_name(src), (unsigned long long)size);
+			    (unsigned long long)offset, erofs_source_name(src),
+			    (unsigned long long)size);
 		erofs_source_close(src);
 		return -EINVAL;
 	}
@@ -53,10 +53,11 @@ static int check_device_range(const struct erofs_device *dev, uint64_t pos,
 			      struct erofs_err *err)
 {
 	if (!erofs_range_ok(pos, len, dev->size))
-		return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, pos,
-				   "%s of %llu bytes at %llu is past the end of %s",
-				   what, (unsigned long long)len,
-				   (unsigned long long)pos, dev->path);
+		return erofs_error(
+			err, -EFSCORRUPTED, EROFS_NO_NID, pos,
+			"%s of %llu bytes at %llu is past the end of %s", what,
+			(unsigned long long)len, (unsigned long long)pos,
+			dev->path);
 	return 0;
 }
 
@@ -65,8 +66,8 @@ int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 {
 	int ret = check_device_range(dev, pos, len, "read", err);
 
-	return ret ? ret :
-		     erofs_source_read(dev->src, buf, len, dev->offset + pos,
+	return ret ? ret
+		   : erofs_source_read(dev->src, buf, len, dev->offset + pos,
 				       err);
 }
 
@@ -75,8 +76,8 @@ int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
 {
 	int ret = check_device_range(dev, pos, len, "copy", err);
 
-	return ret ? ret :
-		     erofs_source_copy(dev->src, dev->offset + pos, len, fd,
+	return ret ? ret
+		   : erofs_source_copy(dev->src, dev->offset + pos, len, fd,
 				       off, err);
 }
 
@@ -88,9 +89,10 @@ int erofs_dev_resolve(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 	unsigned int i;
 
 	if (devid > img->extra_devices)
-		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, EROFS_NO_OFFSET,
-				   "device id %u but the image has %u extra devices",
-				   devid, img->extra_devices);
+		return erofs_error(
+			&ctx->err, -EFSCORRUPTED, nid, EROFS_NO_OFFSET,
+			"device id %u but the image has %u extra devices",
+			devid, img->extra_devices);
 	if (!devid) {
 		for (i = 1; i < img->ndevs; i++) {
 			uint64_t start = img->devs[i].uniaddr << img->blkszbits;
@@ -105,11 +107,11 @@ int erofs_dev_resolve(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 		}
 	}
 	if (!erofs_range_ok(pa, len, img->devs[devid].size))
-		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, pa,
-				   "data at %llu+%llu is past the end of device %u (%llu bytes)",
-				   (unsigned long long)pa,
-				   (unsigned long long)len, devid,
-				   (unsigned long long)img->devs[devid].size);
+		return erofs_error(
+			&ctx->err, -EFSCORRUPTED, nid, pa,
+			"data at %llu+%llu is past the end of device %u (%llu bytes)",
+			(unsigned long long)pa, (unsigned long long)len, devid,
+			(unsigned long long)img->devs[devid].size);
 	*dev = devid;
 	*fileoff = pa;
 	return 0;

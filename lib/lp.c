@@ -34,13 +34,13 @@
 /* Entry sizes of the tables, in the header's order. */
 enum { T_PARTS, T_EXTENTS, T_GROUPS, T_DEVICES, T_COUNT };
 static const uint32_t entry_size[T_COUNT] = { 52, 24, 48, 64 };
-static const char *const table_name[T_COUNT] = { "partition", "extent",
-						 "group", "block device" };
+static const char *const table_name[T_COUNT] = { "partition", "extent", "group",
+						 "block device" };
 
 /* Where a copy of the metadata is read from, for messages. */
 struct lp_copy {
 	const struct erofs_source *src;
-	const char *what;	/* "primary metadata of slot 0", ... */
+	const char *what; /* "primary metadata of slot 0", ... */
 	uint64_t pos;
 };
 
@@ -125,10 +125,11 @@ static int parse_geometry(struct erofs_lp *lp, const uint8_t *g,
 	    lp->max_size > LP_METADATA_MAX)
 		return lp_bad(c, err, "bad metadata size %u", lp->max_size);
 	if (!lp->slots || metadata_end(lp) > erofs_source_size(c->src))
-		return lp_bad(c, err,
-			      "%u metadata slots of %u bytes do not fit in %llu bytes",
-			      lp->slots, lp->max_size,
-			      (unsigned long long)erofs_source_size(c->src));
+		return lp_bad(
+			c, err,
+			"%u metadata slots of %u bytes do not fit in %llu bytes",
+			lp->slots, lp->max_size,
+			(unsigned long long)erofs_source_size(c->src));
 	if (!lp->block_size || lp->block_size % EROFS_LP_SECTOR)
 		return lp_bad(c, err, "bad logical block size %u",
 			      lp->block_size);
@@ -177,8 +178,7 @@ static int copy_name(char *dst, const uint8_t *p, const struct lp_copy *c,
 
 	for (k = 0; k < len; k++)
 		if (p[k] <= ' ' || p[k] >= 0x7f)
-			return lp_bad(c, err,
-				      "%s %u: a name with byte 0x%02x",
+			return lp_bad(c, err, "%s %u: a name with byte 0x%02x",
 				      table, i, p[k]);
 	for (k = len; k < EROFS_LP_NAME_MAX; k++)
 		if (p[k])
@@ -210,11 +210,11 @@ static int parse_header(struct erofs_lp *lp, const uint8_t *m,
 	lp->major = erofs_get16(m + 4);
 	lp->minor = erofs_get16(m + 6);
 	if (lp->major != LP_MAJOR || lp->minor > LP_MINOR_MAX)
-		return erofs_error(err, -EOPNOTSUPP, EROFS_NO_NID, c->pos,
-				   "super image %s: %s: metadata version %u.%u, this build reads %u.0 to %u.%u",
-				   erofs_source_name(c->src), c->what,
-				   lp->major, lp->minor, LP_MAJOR, LP_MAJOR,
-				   LP_MINOR_MAX);
+		return erofs_error(
+			err, -EOPNOTSUPP, EROFS_NO_NID, c->pos,
+			"super image %s: %s: metadata version %u.%u, this build reads %u.0 to %u.%u",
+			erofs_source_name(c->src), c->what, lp->major,
+			lp->minor, LP_MAJOR, LP_MAJOR, LP_MINOR_MAX);
 	hsize = erofs_get32(m + 8);
 	if (hsize != (lp->minor >= 2 ? LP_HEADER_V1_2 : LP_HEADER_V1_0))
 		return lp_bad(c, err, "a header of %u bytes for version %u.%u",
@@ -239,9 +239,10 @@ static int parse_header(struct erofs_lp *lp, const uint8_t *m,
 			return lp_bad(c, err, "%s entries of %u bytes, not %u",
 				      table_name[t], esize, entry_size[t]);
 		if (off > tsize || (uint64_t)n * esize > tsize - off)
-			return lp_bad(c, err,
-				      "the %s table (%u entries at %u) is past the tables' %u bytes",
-				      table_name[t], n, off, tsize);
+			return lp_bad(
+				c, err,
+				"the %s table (%u entries at %u) is past the tables' %u bytes",
+				table_name[t], n, off, tsize);
 		tb->at[t] = m + hsize + off;
 		tb->count[t] = n;
 	}
@@ -258,7 +259,8 @@ static int parse_devices(struct erofs_lp *lp, const struct lp_tables *tb,
 	if (!lp->ndevices)
 		return lp_bad(c, err, "no block device");
 	for (i = 0; i < lp->ndevices; i++) {
-		const uint8_t *e = tb->at[T_DEVICES] + i * entry_size[T_DEVICES];
+		const uint8_t *e =
+			tb->at[T_DEVICES] + i * entry_size[T_DEVICES];
 		struct erofs_lp_device *d = &lp->devices[i];
 
 		d->first_sector = erofs_get64(e);
@@ -269,17 +271,18 @@ static int parse_devices(struct erofs_lp *lp, const struct lp_tables *tb,
 		if (ret)
 			return ret;
 		if (d->first_sector > d->size / EROFS_LP_SECTOR)
-			return lp_bad(c, err,
-				      "block device %s: partitions start at sector %llu, past its %llu bytes",
-				      d->name,
-				      (unsigned long long)d->first_sector,
-				      (unsigned long long)d->size);
+			return lp_bad(
+				c, err,
+				"block device %s: partitions start at sector %llu, past its %llu bytes",
+				d->name, (unsigned long long)d->first_sector,
+				(unsigned long long)d->size);
 	}
 	if (lp->devices[0].first_sector * EROFS_LP_SECTOR < metadata_end(lp))
-		return lp_bad(c, err,
-			      "partitions start at sector %llu, inside the metadata (%llu bytes)",
-			      (unsigned long long)lp->devices[0].first_sector,
-			      (unsigned long long)metadata_end(lp));
+		return lp_bad(
+			c, err,
+			"partitions start at sector %llu, inside the metadata (%llu bytes)",
+			(unsigned long long)lp->devices[0].first_sector,
+			(unsigned long long)metadata_end(lp));
 	return 0;
 }
 
@@ -326,26 +329,25 @@ static int parse_extent(struct erofs_lp *lp, const struct lp_tables *tb,
 			      type);
 	x->type = EROFS_LP_LINEAR;
 	if (x->device >= lp->ndevices)
-		return lp_bad(c, err,
-			      "extent %u: block device %u of %u", i,
+		return lp_bad(c, err, "extent %u: block device %u of %u", i,
 			      x->device, lp->ndevices);
 	d = &lp->devices[x->device];
 	if (x->target < d->first_sector ||
-	    !erofs_range_ok(x->target, x->sectors,
-			    d->size / EROFS_LP_SECTOR))
-		return lp_bad(c, err,
-			      "extent %u: sectors %llu+%llu outside %llu..%llu of block device %s",
-			      i, (unsigned long long)x->target,
-			      (unsigned long long)x->sectors,
-			      (unsigned long long)d->first_sector,
-			      (unsigned long long)(d->size / EROFS_LP_SECTOR),
-			      d->name);
+	    !erofs_range_ok(x->target, x->sectors, d->size / EROFS_LP_SECTOR))
+		return lp_bad(
+			c, err,
+			"extent %u: sectors %llu+%llu outside %llu..%llu of block device %s",
+			i, (unsigned long long)x->target,
+			(unsigned long long)x->sectors,
+			(unsigned long long)d->first_sector,
+			(unsigned long long)(d->size / EROFS_LP_SECTOR),
+			d->name);
 	return 0;
 }
 
 static int parse_partition(struct erofs_lp *lp, const struct lp_tables *tb,
-			   uint32_t i, uint32_t *owner,
-			   const struct lp_copy *c, struct erofs_err *err)
+			   uint32_t i, uint32_t *owner, const struct lp_copy *c,
+			   struct erofs_err *err)
 {
 	const uint8_t *e = tb->at[T_PARTS] + i * entry_size[T_PARTS];
 	struct erofs_lp_partition *p = &lp->parts[i];
@@ -368,15 +370,15 @@ static int parse_partition(struct erofs_lp *lp, const struct lp_tables *tb,
 		return lp_bad(c, err, "partition %s: group %u of %u", p->name,
 			      p->group, lp->ngroups);
 	if (!erofs_range_ok(p->first_extent, p->extents, lp->nextents))
-		return lp_bad(c, err,
-			      "partition %s: extents %u+%u past the %u of the table",
-			      p->name, p->first_extent, p->extents,
-			      lp->nextents);
+		return lp_bad(
+			c, err,
+			"partition %s: extents %u+%u past the %u of the table",
+			p->name, p->first_extent, p->extents, lp->nextents);
 	for (k = p->first_extent; k < p->first_extent + p->extents; k++) {
 		if (owner[k] != UINT32_MAX)
 			return lp_bad(c, err,
-				      "extent %u belongs to both %s and %s",
-				      k, lp->parts[owner[k]].name, p->name);
+				      "extent %u belongs to both %s and %s", k,
+				      lp->parts[owner[k]].name, p->name);
 		owner[k] = i;
 		if (lp->extents[k].sectors * EROFS_LP_SECTOR >
 		    UINT64_MAX - p->size)
@@ -406,11 +408,11 @@ static int extent_order(const void *a, const void *b, void *arg)
 }
 
 /* Name of the partition extent k belongs to, for messages. */
-static const char *owner_name(const struct erofs_lp *lp,
-			      const uint32_t *owner, uint32_t k)
+static const char *owner_name(const struct erofs_lp *lp, const uint32_t *owner,
+			      uint32_t k)
 {
-	return owner[k] == UINT32_MAX ? "no partition" :
-					lp->parts[owner[k]].name;
+	return owner[k] == UINT32_MAX ? "no partition"
+				      : lp->parts[owner[k]].name;
 }
 
 /* No two extents of block devices share a sector. */
@@ -434,12 +436,13 @@ static int check_overlaps(const struct erofs_lp *lp, const uint32_t *owner,
 
 		if (p->device == q->device &&
 		    q->target < p->target + p->sectors)
-			ret = lp_bad(c, err,
-				     "extents %u (%s) and %u (%s) overlap at sector %llu",
-				     order[i - 1],
-				     owner_name(lp, owner, order[i - 1]),
-				     order[i], owner_name(lp, owner, order[i]),
-				     (unsigned long long)q->target);
+			ret = lp_bad(
+				c, err,
+				"extents %u (%s) and %u (%s) overlap at sector %llu",
+				order[i - 1],
+				owner_name(lp, owner, order[i - 1]), order[i],
+				owner_name(lp, owner, order[i]),
+				(unsigned long long)q->target);
 	}
 	free(order);
 	return ret;
@@ -455,9 +458,8 @@ static int alloc_tables(struct erofs_lp *lp, const struct lp_tables *tb)
 	lp->extents = calloc(lp->nextents + 1, sizeof(*lp->extents));
 	lp->groups = calloc(lp->ngroups + 1, sizeof(*lp->groups));
 	lp->devices = calloc(lp->ndevices + 1, sizeof(*lp->devices));
-	return lp->parts && lp->extents && lp->groups && lp->devices ?
-		       0 :
-		       -ENOMEM;
+	return lp->parts && lp->extents && lp->groups && lp->devices ? 0
+								     : -ENOMEM;
 }
 
 static void free_tables(struct erofs_lp *lp)
@@ -570,9 +572,10 @@ int erofs_lp_read(struct erofs_lp **out, const struct erofs_source *src,
 	erofs_err_clear(&lp->damage);
 	ret = read_geometry(lp, src, err);
 	if (!ret && slot >= lp->slots && lp->slots > 1)
-		ret = erofs_error(err, -EINVAL, EROFS_NO_NID, EROFS_NO_OFFSET,
-				  "super image %s has %u metadata slots, not slot %u",
-				  erofs_source_name(src), lp->slots, slot);
+		ret = erofs_error(
+			err, -EINVAL, EROFS_NO_NID, EROFS_NO_OFFSET,
+			"super image %s has %u metadata slots, not slot %u",
+			erofs_source_name(src), lp->slots, slot);
 	lp->slot = slot < lp->slots ? slot : 0;
 	if (!ret)
 		ret = read_metadata(lp, src, err);
@@ -604,8 +607,8 @@ static const struct erofs_lp_partition *lp_named(const struct erofs_lp *lp,
 }
 
 /* name with the suffix of slot s */
-static const struct erofs_lp_partition *
-lp_slotted(const struct erofs_lp *lp, const char *name, char s)
+static const struct erofs_lp_partition *lp_slotted(const struct erofs_lp *lp,
+						   const char *name, char s)
 {
 	char full[EROFS_LP_NAME_MAX + 4];
 
@@ -650,11 +653,11 @@ int erofs_lp_find(const struct erofs_lp *lp, const char *name, char slot,
 		if (a && b && !a->size != !b->size)
 			*out = a->size ? a : b;
 		else if (a && b)
-			return erofs_error(err, -EINVAL, EROFS_NO_NID,
-					   EROFS_NO_OFFSET,
-					   "both %s_a and %s_b %s: choose one with --slot=a or --slot=b",
-					   name, name,
-					   a->size ? "hold data" : "are empty");
+			return erofs_error(
+				err, -EINVAL, EROFS_NO_NID, EROFS_NO_OFFSET,
+				"both %s_a and %s_b %s: choose one with --slot=a or --slot=b",
+				name, name,
+				a->size ? "hold data" : "are empty");
 		else
 			*out = a ? a : b;
 	}
@@ -662,8 +665,8 @@ int erofs_lp_find(const struct erofs_lp *lp, const char *name, char slot,
 		return 0;
 	list_names(lp, names, sizeof(names));
 	return erofs_error(err, -ENOENT, EROFS_NO_NID, EROFS_NO_OFFSET,
-			   "no partition %s%s%c (the partitions: %s)", name,
-			   slot ? "_" : "", slot ? slot : '\0', names);
+			   "no partition %s%s%.*s (the partitions: %s)", name,
+			   slot ? "_" : "", slot ? 1 : 0, &slot, names);
 }
 
 int erofs_lp_open_partition(struct erofs_source **out,
@@ -688,27 +691,26 @@ int erofs_lp_open_partition(struct erofs_source **out,
 			continue;
 		}
 		if (x->device)
-			ret = erofs_error(err, -EOPNOTSUPP, EROFS_NO_NID,
-					  EROFS_NO_OFFSET,
-					  "partition %s: extent %u lies on block device %s, which is not in %s",
-					  part->name, k,
-					  lp->devices[x->device].name,
-					  erofs_source_name(src));
+			ret = erofs_error(
+				err, -EOPNOTSUPP, EROFS_NO_NID, EROFS_NO_OFFSET,
+				"partition %s: extent %u lies on block device %s, which is not in %s",
+				part->name, k, lp->devices[x->device].name,
+				erofs_source_name(src));
 		else
 			ret = erofs_source_cut(src, x->target * EROFS_LP_SECTOR,
 					       len, &t);
 		if (ret == -EFSCORRUPTED)
-			ret = erofs_error(err, ret, EROFS_NO_NID,
-					  x->target * EROFS_LP_SECTOR,
-					  "partition %s: extent %u (sectors %llu+%llu) is past the end of %s (%llu bytes)",
-					  part->name, k,
-					  (unsigned long long)x->target,
-					  (unsigned long long)x->sectors,
-					  erofs_source_name(src),
-					  (unsigned long long)erofs_source_size(src));
+			ret = erofs_error(
+				err, ret, EROFS_NO_NID,
+				x->target * EROFS_LP_SECTOR,
+				"partition %s: extent %u (sectors %llu+%llu) is past the end of %s (%llu bytes)",
+				part->name, k, (unsigned long long)x->target,
+				(unsigned long long)x->sectors,
+				erofs_source_name(src),
+				(unsigned long long)erofs_source_size(src));
 	}
-	snprintf(name, sizeof(name), "%s, partition %s",
-		 erofs_source_name(src), part->name);
+	snprintf(name, sizeof(name), "%s, partition %s", erofs_source_name(src),
+		 part->name);
 	if (!ret)
 		ret = erofs_source_derive(out, src, EROFS_SOURCE_PARTITION,
 					  name, err);

@@ -310,10 +310,11 @@ static int check_range(const struct erofs_source *src, uint64_t pos,
 		       uint64_t len, const char *what, struct erofs_err *err)
 {
 	if (!erofs_range_ok(pos, len, src->size))
-		return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, pos,
-				   "%s of %llu bytes at %llu is past the end of %s",
-				   what, (unsigned long long)len,
-				   (unsigned long long)pos, src->name);
+		return erofs_error(
+			err, -EFSCORRUPTED, EROFS_NO_NID, pos,
+			"%s of %llu bytes at %llu is past the end of %s", what,
+			(unsigned long long)len, (unsigned long long)pos,
+			src->name);
 	return 0;
 }
 
@@ -329,9 +330,9 @@ int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 	for (i = len ? seg_find(src, pos) : 0; len; i++) {
 		const struct erofs_seg *s = &src->segs[i];
 		uint64_t skip = pos - s->start;
-		size_t n = (size_t)(src->segs[i + 1].start - pos < len ?
-					    src->segs[i + 1].start - pos :
-					    len);
+		size_t n = (size_t)(src->segs[i + 1].start - pos < len
+					    ? src->segs[i + 1].start - pos
+					    : len);
 
 		if (s->kind == EROFS_SEG_FILE)
 			ret = file_read(src, p, n, s->arg + skip, pos, err);
@@ -486,8 +487,9 @@ int erofs_source_verify(const struct erofs_source *src, struct erofs_err *err)
 {
 	if (!src->ncrcs)
 		return 0;
-	return erofs_error(err, -EOPNOTSUPP, EROFS_NO_NID, EROFS_NO_OFFSET,
-			   "sparse image %s: its CRC32 chunks are not verified by a build without zlib",
-			   src->name);
+	return erofs_error(
+		err, -EOPNOTSUPP, EROFS_NO_NID, EROFS_NO_OFFSET,
+		"sparse image %s: its CRC32 chunks are not verified by a build without zlib",
+		src->name);
 }
 #endif

@@ -103,17 +103,16 @@ static int read_header(struct sparse_reader *r, struct erofs_err *err)
 	if (ret)
 		return ret;
 	if (erofs_get16(h + 4) != SPARSE_MAJOR)
-		return erofs_error(err, -EOPNOTSUPP, EROFS_NO_NID, 0,
-				   "sparse image %s: format version %u.%u, this build reads 1.x",
-				   r->src->name, erofs_get16(h + 4),
-				   erofs_get16(h + 6));
+		return erofs_error(
+			err, -EOPNOTSUPP, EROFS_NO_NID, 0,
+			"sparse image %s: format version %u.%u, this build reads 1.x",
+			r->src->name, erofs_get16(h + 4), erofs_get16(h + 6));
 	r->file_hdr_sz = erofs_get16(h + 8);
 	r->chunk_hdr_sz = erofs_get16(h + 10);
 	r->blksz = erofs_get32(h + 12);
 	r->total_blks = erofs_get32(h + 16);
 	r->total_chunks = erofs_get32(h + 20);
-	if (r->file_hdr_sz < SPARSE_HEADER_MIN ||
-	    r->file_hdr_sz > r->file_size)
+	if (r->file_hdr_sz < SPARSE_HEADER_MIN || r->file_hdr_sz > r->file_size)
 		return header_bad(r, err, "bad header size");
 	if (r->chunk_hdr_sz < SPARSE_CHUNK_HEADER_MIN)
 		return header_bad(r, err, "bad chunk header size");
@@ -173,24 +172,25 @@ static int chunk_run(struct sparse_reader *r, struct erofs_seg_table *t,
 	switch (type) {
 	case CHUNK_RAW:
 		if (data_len != len)
-			return chunk_bad(r, err,
-					 "%llu bytes of data for %u blocks of %u bytes",
-					 (unsigned long long)data_len, blocks,
-					 r->blksz);
+			return chunk_bad(
+				r, err,
+				"%llu bytes of data for %u blocks of %u bytes",
+				(unsigned long long)data_len, blocks, r->blksz);
 		return erofs_seg_add(t, EROFS_SEG_FILE, data, len);
 	case CHUNK_FILL:
 	case CHUNK_CRC32:
 		if (data_len != 4)
-			return chunk_bad(r, err,
-					 "%s chunk with %llu bytes of data, not 4",
-					 type == CHUNK_FILL ? "a FILL" : "a CRC32",
-					 (unsigned long long)data_len);
+			return chunk_bad(
+				r, err,
+				"%s chunk with %llu bytes of data, not 4",
+				type == CHUNK_FILL ? "a FILL" : "a CRC32",
+				(unsigned long long)data_len);
 		ret = sparse_bytes(r, data, 4, &v, err);
 		if (ret)
 			return ret;
 		if (type == CHUNK_FILL)
-			return erofs_seg_add(t, EROFS_SEG_FILL,
-					     erofs_get32(v), len);
+			return erofs_seg_add(t, EROFS_SEG_FILL, erofs_get32(v),
+					     len);
 		if (blocks)
 			return chunk_bad(r, err,
 					 "a CRC32 chunk that claims %u blocks",
@@ -198,9 +198,10 @@ static int chunk_run(struct sparse_reader *r, struct erofs_seg_table *t,
 		return add_crc(src, r, t->end, erofs_get32(v));
 	case CHUNK_DONT_CARE:
 		if (data_len)
-			return chunk_bad(r, err,
-					 "a DONT_CARE chunk with %llu bytes of data",
-					 (unsigned long long)data_len);
+			return chunk_bad(
+				r, err,
+				"a DONT_CARE chunk with %llu bytes of data",
+				(unsigned long long)data_len);
 		return erofs_seg_add(t, EROFS_SEG_ZERO, 0, len);
 	}
 	return chunk_bad(r, err, "unknown chunk type 0x%04x", type);
@@ -217,26 +218,28 @@ static int read_chunk(struct sparse_reader *r, struct erofs_seg_table *t,
 	int ret;
 
 	if (r->file_size - r->chunk_pos < r->chunk_hdr_sz)
-		return chunk_bad(r, err,
-				 "past the end of the file (%llu bytes), %u of %u chunks read",
-				 (unsigned long long)r->file_size, r->index,
-				 r->total_chunks);
+		return chunk_bad(
+			r, err,
+			"past the end of the file (%llu bytes), %u of %u chunks read",
+			(unsigned long long)r->file_size, r->index,
+			r->total_chunks);
 	ret = sparse_bytes(r, r->chunk_pos, SPARSE_CHUNK_HEADER_MIN, &h, err);
 	if (ret)
 		return ret;
 	type = erofs_get16(h);
 	blocks = erofs_get32(h + 4);
 	total = erofs_get32(h + 8);
-	if (total < r->chunk_hdr_sz ||
-	    total > r->file_size - r->chunk_pos)
-		return chunk_bad(r, err,
-				 "a size of %u bytes, past the end of the file (%llu bytes)",
-				 total, (unsigned long long)r->file_size);
+	if (total < r->chunk_hdr_sz || total > r->file_size - r->chunk_pos)
+		return chunk_bad(
+			r, err,
+			"a size of %u bytes, past the end of the file (%llu bytes)",
+			total, (unsigned long long)r->file_size);
 	if (blocks > r->total_blks - *blocks_so_far)
-		return chunk_bad(r, err,
-				 "%u blocks after %llu, past the %u blocks of the header",
-				 blocks, (unsigned long long)*blocks_so_far,
-				 r->total_blks);
+		return chunk_bad(
+			r, err,
+			"%u blocks after %llu, past the %u blocks of the header",
+			blocks, (unsigned long long)*blocks_so_far,
+			r->total_blks);
 	ret = chunk_run(r, t, src, type, blocks, total - r->chunk_hdr_sz, err);
 	if (ret == -ENOMEM)
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
@@ -259,16 +262,16 @@ int erofs_sparse_index(struct erofs_source *src, uint64_t file_size,
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "out of memory");
 	ret = read_header(&r, err);
-	for (pos = r.file_hdr_sz; !ret && r.index < r.total_chunks;
-	     r.index++) {
+	for (pos = r.file_hdr_sz; !ret && r.index < r.total_chunks; r.index++) {
 		r.chunk_pos = pos;
 		ret = read_chunk(&r, &t, src, &blocks, &pos, err);
 	}
 	if (!ret && blocks != r.total_blks)
-		ret = erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, 0,
-				  "sparse image %s: its %u chunks hold %llu blocks, the header says %u",
-				  src->name, r.total_chunks,
-				  (unsigned long long)blocks, r.total_blks);
+		ret = erofs_error(
+			err, -EFSCORRUPTED, EROFS_NO_NID, 0,
+			"sparse image %s: its %u chunks hold %llu blocks, the header says %u",
+			src->name, r.total_chunks, (unsigned long long)blocks,
+			r.total_blks);
 	if (!ret && erofs_source_set_segs(src, &t))
 		ret = erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				  "out of memory");

@@ -412,6 +412,19 @@ void report_cancelled(struct report *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+void report_usage(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status |= FSCK_EXIT_USAGE;
+	if (!r->fatal)
+		r->fatal = -EINVAL;
+	va_start(ap, fmt);
+	rec_make(r, REC_FATAL, 0, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
+		 ap);
+	va_end(ap);
+}
+
 void report_msg(struct report *r, int level, const char *fmt, ...)
 {
 	va_list ap;

@@ -171,6 +171,13 @@ void report_nomem(struct report *r, const struct fsck_loc *loc);
 void report_cancelled(struct report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A usage error that shows only once the image is read (a super image
+ * without --partition): a fatal record, exit status 16.
+ */
+void report_usage(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Informational and debug output, printed when -d asks for it. */
 void report_msg(struct report *r, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * IMAGE, out of what holds it: standard input (spool.h), an Android
+ * sparse image (read in place: erofs/source.h), one logical partition of
+ * an Android super image (--partition, erofs/lp.h), raw or sparse
+ * (docs/android.md). What comes out is the source erofs_image_open()
+ * reads, with --offset counted from its start.
+ */
+#ifndef FSCK_CONTAINER_H
+#define FSCK_CONTAINER_H
+
+#include <stddef.h>
+
+#include "erofs/source.h"
+#include "fsck.h"
+#include "report.h"
+
+/*
+ * The source to check: IMAGE itself, or its partition cfg->partition
+ * (with --list-partitions: IMAGE, the super image). The checksums of a
+ * sparse image are verified first; a mismatch is reported as a problem and
+ * the run goes on. Returns 0, or a negative errno after reporting why.
+ */
+int container_open(const struct fsck_cfg *cfg, struct report *rep,
+		   struct erofs_source **src);
+
+/*
+ * --list-partitions: one line per partition of the super image src on
+ * standard output. 0, or a negative errno after reporting why.
+ */
+int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
+			      const struct erofs_source *src);
+
+/*
+ * What the first bytes of src show it holds: "EROFS", "ext4", "f2fs",
+ * "squashfs", "zeros", "nothing" (no bytes) or "unknown data".
+ */
+const char *container_content(const struct erofs_source *src);
+
+#endif
