@@ -27,6 +27,12 @@
  *        (a file, a hard link, a symlink, a directory), bits 1-3 choosing
  *        -j1/-j2 and a selection
  *
+ * An input that holds the magic of Android super metadata in its first
+ * 64 KiB (a super image, raw or sparse: docs/android.md) is read as one:
+ * with bit 1 set, --list-partitions alone; else the run above with
+ * --partition=system. Bit 2 adds --slot=b. Sparse images need nothing:
+ * their magic is recognised.
+ *
  * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
  * with -close_fd_mask=2 to silence fsck's messages as well.
  */
@@ -215,6 +221,16 @@ static void set_image(const uint8_t *data, size_t size)
 	}
 }
 
+static int run_fsck(const uint8_t *data, size_t size, int argc, char **argv)
+{
+	set_image(data, size);
+	optind = 0;	/* glibc: reinitialise getopt for the next run */
+	fsck_main(argc, argv);
+	fflush(stdout);
+	clean_extract_dir(0);
+	return 0;
+}
+
 /* Bits 6-7 of byte 0: the outputs beyond the checks (the header). */
 static int other_outputs(unsigned int opts, char **argv, int argc)
 {
@@ -245,13 +261,33 @@ static int other_outputs(unsigned int opts, char **argv, int argc)
 	return argc;
 }
 
+/* Does the input look like a super image (the geometry's magic)? */
+static int holds_super(const uint8_t *data, size_t size)
+{
+	static const uint8_t magic[4] = { 0x67, 0x44, 0x6c, 0x61 };
+
+	return memmem(data, size < 65536 ? size : 65536, magic,
+		      sizeof(magic)) != NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int opts = size ? data[0] : 0;
+	int super = holds_super(data, size);
 	char *argv[24];
 	int argc = 0;
 
 	argv[argc++] = "fsck.erofs";
+	if (super && (opts & 4))
+		argv[argc++] = "--slot=b";
+	if (super && (opts & 2)) {
+		argv[argc++] = "--list-partitions";
+		argv[argc++] = image_path;
+		argv[argc] = NULL;
+		return run_fsck(data, size, argc, argv);
+	}
+	if (super)
+		argv[argc++] = "--partition=system";
 	argv[argc++] = "--no-sbcrc";
 	if (FUZZ_EXTRACT_DIR && !(opts & 1)) {
 		argv[argc++] = extract_opt;
@@ -276,11 +312,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = "-d9";
 	argv[argc++] = image_path;
 	argv[argc] = NULL;
-
-	set_image(data, size);
-	optind = 0;	/* glibc: reinitialise getopt for the next run */
-	fsck_main(argc, argv);
-	fflush(stdout);
-	clean_extract_dir(0);
-	return 0;
+	return run_fsck(data, size, argc, argv);
 }
