@@ -386,11 +386,34 @@ static int parse_partition(struct erofs_lp *lp, const struct lp_tables *tb,
 				      p->name);
 		p->size += lp->extents[k].sectors * EROFS_LP_SECTOR;
 	}
-	for (k = 0; k < i; k++)
-		if (!strcmp(lp->parts[k].name, p->name))
-			return lp_bad(c, err, "two partitions named %s",
-				      p->name);
 	return 0;
+}
+
+static int name_order(const void *a, const void *b)
+{
+	return strcmp(((const struct erofs_lp_partition *)a)->name,
+		      ((const struct erofs_lp_partition *)b)->name);
+}
+
+/* No two partitions of one name (sorted, so that many cost little). */
+static int check_names(const struct erofs_lp *lp, const struct lp_copy *c,
+		       struct erofs_err *err)
+{
+	struct erofs_lp_partition *sorted;
+	uint32_t i;
+	int ret = 0;
+
+	sorted = malloc((lp->nparts + 1) * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, lp->parts, lp->nparts * sizeof(*sorted));
+	qsort(sorted, lp->nparts, sizeof(*sorted), name_order);
+	for (i = 1; i < lp->nparts && !ret; i++)
+		if (!strcmp(sorted[i - 1].name, sorted[i].name))
+			ret = lp_bad(c, err, "two partitions named %s",
+				     sorted[i].name);
+	free(sorted);
+	return ret;
 }
 
 /* The extents of block devices, in order of device and sector. */
@@ -496,6 +519,8 @@ static int parse_tables(struct erofs_lp *lp, const struct lp_tables *tb,
 		ret = parse_extent(lp, tb, i, c, err);
 	for (i = 0; !ret && i < lp->nparts; i++)
 		ret = parse_partition(lp, tb, i, owner, c, err);
+	if (!ret)
+		ret = check_names(lp, c, err);
 	if (!ret)
 		ret = check_overlaps(lp, owner, c, err);
 	if (ret == -ENOMEM)

@@ -171,6 +171,12 @@ def sparse_damage(tmp, chunks):
     variant("CRC32 chunk claiming blocks",
             poke(offs[first_crc] + 4, "<I", 1), 4,
             "a CRC32 chunk that claims 1 blocks")
+    # 8 TiB of DONT_CARE before a CRC32 chunk: verified without a pass
+    # over its zeros (a wrong value, so that it must get there)
+    huge = chunks[:first_crc] + [[ai.DONT_CARE, 1 << 31, b""],
+                                 [ai.CRC32, 0, b"\1\0\0\0"]]
+    variant("CRC32 after 8 TiB of DONT_CARE", ai.sparse_bytes(huge), 4,
+            "chunk %d says 00000001" % (first_crc + 1))
     variant("header only", good[:28], 4, "past the end of the file")
     variant("shorter than a header", good[:20], 4, "shorter than a header")
 
@@ -331,6 +337,16 @@ def super_damage(tmp, s, want_a):
         t.extents[0][2:4] = [2048, 1]
     sealed("an extent on another block device", other_device, 8,
            "lies on block device super_b")
+    many = ai.Super(max_size=2 << 20)
+    for i in range(20000):
+        many.partition("p%05d" % i, attrs=0)
+    rc, out, err = run("--list-partitions", path(many.image()))
+    tap(rc == 0 and out.count(b"\tempty\n") == 20000,
+        "20000 partitions", ["exit %d" % rc, err[-300:]])
+    many.partitions[19999][0] = "p00007"
+    reported("two partitions of one name", ("--list-partitions",
+                                            path(many.image())),
+             4, "two partitions named p00007")
     vendor_end = s.extents[4][2] * ai.SECTOR + 1000
     cut = path(good[:vendor_end])
     reported("super image cut inside vendor: vendor",
