@@ -77,9 +77,8 @@ static int open_image_source(struct report *rep, const char *image,
 	return 0;
 }
 
-/* Read the metadata of the super image src, or say why not. */
-static int read_lp(const struct fsck_cfg *cfg, struct report *rep,
-		   const struct erofs_source *src, struct erofs_lp **lp)
+int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
+		      const struct erofs_source *src, struct erofs_lp **lp)
 {
 	struct fsck_loc loc = { .label = rep->image,
 				.nid = EROFS_NO_NID,
@@ -118,7 +117,7 @@ static int open_partition(const struct fsck_cfg *cfg, struct report *rep,
 	struct erofs_lp *lp;
 	struct erofs_err err;
 	const char *what;
-	int ret = read_lp(cfg, rep, super, &lp);
+	int ret = container_read_lp(cfg, rep, super, &lp);
 
 	if (ret)
 		return ret;

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "erofs/lp.h"
 #include "erofs/source.h"
 #include "fsck.h"
 #include "report.h"
@@ -23,6 +24,14 @@
  */
 int container_open(const struct fsck_cfg *cfg, struct report *rep,
 		   struct erofs_source **src);
+
+/*
+ * The metadata of the super image src, of the slot of --slot, or a
+ * negative errno after reporting why; a damaged primary copy read from
+ * its backup is a warning.
+ */
+int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
+		      const struct erofs_source *src, struct erofs_lp **lp);
 
 /*
  * --list-partitions: one line per partition of the super image src on

@@ -125,31 +125,13 @@ static void put_summary(const struct erofs_lp *lp, const char *image)
 int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			      const struct erofs_source *src)
 {
-	struct fsck_loc loc = { .label = rep->image,
-				.nid = EROFS_NO_NID,
-				.offset = EROFS_NO_OFFSET };
 	struct strbuf sb = STRBUF_INIT;
 	struct erofs_lp *lp;
-	struct erofs_err err;
 	uint32_t i;
-	int ret;
+	int ret = container_read_lp(cfg, rep, src, &lp);
 
-	if (!erofs_lp_detect(src)) {
-		report_fatal(
-			rep,
-			"%s is not an Android super image (no logical partition geometry at byte 4096)",
-			rep->image);
-		return -EINVAL;
-	}
-	erofs_err_clear(&err);
-	ret = erofs_lp_read(&lp, src, cfg->slot == 'b', &err);
-	if (ret < 0) {
-		report_lib_error(rep, &loc, &err, ret);
+	if (ret < 0)
 		return ret;
-	}
-	if (lp->used_backup)
-		report_warning(rep, &loc, "%s; read the backup copy",
-			       lp->damage.msg);
 	put_summary(lp, rep->image);
 	for (i = 0; i < lp->nparts; i++) {
 		const struct erofs_lp_partition *p = &lp->parts[i];

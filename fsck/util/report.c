@@ -359,16 +359,23 @@ int report_lib_error(struct report *r, const struct fsck_loc *loc,
 	return ret;
 }
 
+/* A record that stops the run, with its exit status and errno. */
+static void rec_stop(struct report *r, int status, int code, const char *fmt,
+		     va_list ap)
+{
+	r->status |= status;
+	if (!r->fatal)
+		r->fatal = code;
+	rec_make(r, REC_FATAL, 0, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
+		 ap);
+}
+
 void report_fatal(struct report *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	r->status |= FSCK_EXIT_OPERATIONAL;
-	if (!r->fatal)
-		r->fatal = -EIO;
 	va_start(ap, fmt);
-	rec_make(r, REC_FATAL, 0, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
-		 ap);
+	rec_stop(r, FSCK_EXIT_OPERATIONAL, -EIO, fmt, ap);
 	va_end(ap);
 }
 
@@ -403,12 +410,8 @@ void report_cancelled(struct report *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	r->status |= FSCK_EXIT_CANCELLED;
-	if (!r->fatal)
-		r->fatal = -EINTR;
 	va_start(ap, fmt);
-	rec_make(r, REC_FATAL, 0, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
-		 ap);
+	rec_stop(r, FSCK_EXIT_CANCELLED, -EINTR, fmt, ap);
 	va_end(ap);
 }
 
@@ -416,12 +419,8 @@ void report_usage(struct report *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	r->status |= FSCK_EXIT_USAGE;
-	if (!r->fatal)
-		r->fatal = -EINVAL;
 	va_start(ap, fmt);
-	rec_make(r, REC_FATAL, 0, NULL, EROFS_NO_NID, EROFS_NO_OFFSET, fmt,
-		 ap);
+	rec_stop(r, FSCK_EXIT_USAGE, -EINVAL, fmt, ap);
 	va_end(ap);
 }
 
