@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# manyfiles.sh [-o OUTDIR] N D [FSCK]: peak memory and extraction time on an
-# image of N small files in D directories, ours side by side with the
-# reference fsck.erofs.
+# manyfiles.sh [-o OUTDIR] [-l LAYOUT] N D [FSCK]: peak memory and
+# extraction time on an image of N small files in D directories, ours side
+# by side with the reference fsck.erofs.
 #
 # The image is made from a tar stream (no source tree on disk) by
 # mkfs.erofs 1.9.3 from ../shared/tools when present (--tar=f), else from
-# a tree written by Debian's mkfs.erofs; -zlz4hc. File i holds the 16 to 79
-# bytes "file i\n" repeated, so every file is distinct and small. Each
+# a tree written by Debian's mkfs.erofs; -zlz4hc. LAYOUT "small" (the
+# default): file i holds the 16 to 79 bytes "file i\n" repeated, so every
+# file is distinct and small. LAYOUT "inline": file i holds 0 to 2047
+# bytes ((i * 7919) mod 2048 of "file i\n" repeated), every 97th entry a
+# symlink: small files keep their data inline, so inodes lie up to 2 KiB
+# apart and the inode area is most of the image. Each
 # mode runs under /usr/bin/time -v: check, --extract, --list, --manifest,
 # and --extract=DIR to tmpfs and to ext4 on a loop device backed by
 # /dev/shm (when losetup works: needs root), at -j1 and -j2. Printed per
@@ -22,12 +26,14 @@ export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
 outdir=/dev/shm/manyfiles
-if [ "${1:-}" = -o ]; then
-	outdir=$2
+layout=small
+while [ "${1:-}" = -o ] || [ "${1:-}" = -l ]; do
+	[ "$1" = -o ] && outdir=$2 || layout=$2
 	shift 2
-fi
-if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-	echo "usage: $0 [-o OUTDIR] N D [FSCK]" >&2
+done
+if [ $# -lt 2 ] || [ $# -gt 3 ] ||
+	{ [ "$layout" != small ] && [ "$layout" != inline ]; }; then
+	echo "usage: $0 [-o OUTDIR] [-l small|inline] N D [FSCK]" >&2
 	exit 2
 fi
 n=$1
@@ -39,9 +45,9 @@ mkdir -p "$outdir"
 
 # tar stream of n files spread over d directories, on stdout
 gen_tar() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$2" "$layout" <<'PY'
 import io, sys, tarfile
-n, d = int(sys.argv[1]), int(sys.argv[2])
+n, d, layout = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 out = tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.GNU_FORMAT)
 def add(name, data=None):
     ti = tarfile.TarInfo(name)
@@ -58,7 +64,18 @@ for j in range(d):
     add("d%05d" % j)
 for i in range(n):
     line = b"file %d\n" % i
-    add("d%05d/f%08d" % (i % d, i), line * (1 + i % 5))
+    name = "d%05d/f%08d" % (i % d, i)
+    if layout == "small":
+        add(name, line * (1 + i % 5))
+    elif i % 97 == 96:
+        ti = tarfile.TarInfo(name)
+        ti.mtime = 1700000000
+        ti.type = tarfile.SYMTYPE
+        ti.linkname = "f%08d" % (i - 1)
+        out.addfile(ti)
+    else:
+        size = i * 7919 % 2048
+        add(name, (line * (size // len(line) + 1))[:size])
 out.close()
 PY
 }
@@ -81,7 +98,7 @@ make_image() {
 }
 
 image() {
-	local img=$outdir/n$1-d$2.erofs
+	local img=$outdir/n$1-d$2-$layout.erofs
 	[ -f "$img" ] || make_image "$img" "$1" "$2"
 	echo "$img"
 }

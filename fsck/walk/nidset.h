@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A set of nids as a sparse bitmap: one bit per nid, in blocks of
- * NIDSET_BLOCK_BITS consecutive nids held in a nidmap by block number.
- * Inodes lie at consecutive nids, so in an ordinary image a block is full
- * and a member costs a bit plus its block's share of a map entry: well
- * under a byte. Memory grows with the number of distinct blocks touched,
- * at most one per member, which the image itself bounds.
+ * A set of nids, in chunks of NIDSET_CHUNK_NIDS consecutive nids held in
+ * a nidmap by chunk number. A chunk of few members keeps them as a sorted
+ * array of 16-bit offsets (2 bytes each); one of more than
+ * NIDSET_ARRAY_MAX members, where the array would outgrow it, becomes a
+ * bitmap of the chunk (1 bit per nid). So a member costs at most about 3
+ * bytes (the array, with the room it grows by) plus its chunk's share of
+ * a map entry however far apart inodes lie: 32-byte inodes in a row, or
+ * inodes with 2 KiB of inline data between them.
  */
 #ifndef FSCK_NIDSET_H
 #define FSCK_NIDSET_H
@@ -14,10 +16,13 @@
 
 #include "nidmap.h"
 
-#define NIDSET_BLOCK_BITS 512
+#define NIDSET_CHUNK_BITS 12
+#define NIDSET_CHUNK_NIDS (1u << NIDSET_CHUNK_BITS)
+/* an array of more would take more than the chunk's bitmap */
+#define NIDSET_ARRAY_MAX (NIDSET_CHUNK_NIDS / 16)
 
 struct nidset {
-	struct nidmap blocks;	/* nid / NIDSET_BLOCK_BITS -> bits */
+	struct nidmap chunks;	/* nid >> NIDSET_CHUNK_BITS -> nidset_chunk */
 };
 
 void nidset_init(struct nidset *s);

@@ -123,8 +123,41 @@ START_TEST(test_nidset)
 	ck_assert_int_eq(nidset_add(&s, 1ULL << 63 | 7), 0);
 	ck_assert_int_eq(nidset_add(&s, UINT64_MAX), 0);
 	ck_assert_int_eq(nidset_add(&s, 7), 0);
-	/* dense nids share blocks: 5000 nids, 10 blocks, plus 2 far ones */
-	ck_assert_uint_eq(s.blocks.count, 12);
+	/* dense nids share chunks: 5000 nids, 2 chunks, plus 2 far ones */
+	ck_assert_uint_eq(s.chunks.count, 4);
+	nidset_fini(&s);
+}
+END_TEST
+
+/*
+ * Inodes far apart (every 64th nid: 2 KiB of inline data between them),
+ * added out of order, then again: each is added once, the chunks keep
+ * arrays until they fill, and a chunk past its array's room (every 8th
+ * nid) goes on as a bitmap.
+ */
+START_TEST(test_nidset_sparse)
+{
+	const uint64_t n = 100000;
+	struct nidset s;
+	uint64_t i, nid;
+
+	nidset_init(&s);
+	for (i = 0; i < n; i++) {
+		nid = (i * 7919 % n) * 64;
+		ck_assert_int_eq(nidset_add(&s, nid), 1);
+	}
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(nidset_add(&s, i * 64), 0);
+		ck_assert_int_eq(nidset_add(&s, i * 64 + 1), 1);
+	}
+	ck_assert_uint_eq(s.chunks.count,
+			  (n * 64 + NIDSET_CHUNK_NIDS - 1) / NIDSET_CHUNK_NIDS);
+	nidset_fini(&s);
+	nidset_init(&s);
+	for (nid = 0; nid < 3 * NIDSET_CHUNK_NIDS; nid += 8)
+		ck_assert_int_eq(nidset_add(&s, nid), 1);
+	for (nid = 0; nid < 3 * NIDSET_CHUNK_NIDS; nid++)
+		ck_assert_int_eq(nidset_add(&s, nid), !!(nid % 8));
 	nidset_fini(&s);
 }
 END_TEST
@@ -342,6 +375,7 @@ static Suite *fsck_suite(void)
 	tcase_add_test(tc, test_addf_grows);
 	tcase_add_test(tc, test_nidmap);
 	tcase_add_test(tc, test_nidset);
+	tcase_add_test(tc, test_nidset_sparse);
 	tcase_add_test(tc, test_manifest_streams_and_groups);
 	tcase_add_test(tc, test_manifest_pending_holds_later_lines);
 	tcase_add_test(tc, test_manifest_inode_fields);
