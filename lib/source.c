@@ -23,9 +23,6 @@
 #include "internal.h"
 #include "source_internal.h"
 
-/* Room the table of a sparse image or partition grows by, at the least. */
-#define SEG_TABLE_MIN 16
-
 static int file_size(int fd, uint64_t *size)
 {
 	struct stat st;
@@ -175,67 +172,6 @@ bool erofs_source_has_checksums(const struct erofs_source *src)
 	return src->ncrcs > 0;
 }
 
-/* Room for one more run and the sentinel erofs_source_set_segs() adds. */
-static int seg_room(struct erofs_seg_table *t)
-{
-	struct erofs_seg *segs;
-	size_t cap;
-
-	if (t->n + 2 <= t->cap)
-		return 0;
-	cap = t->cap ? t->cap * 2 : SEG_TABLE_MIN;
-	segs = reallocarray(t->segs, cap, sizeof(*segs));
-	if (!segs)
-		return -ENOMEM;
-	t->segs = segs;
-	t->cap = cap;
-	return 0;
-}
-
-/* Do len bytes of kind and arg continue the table's last run? */
-static bool seg_continues(const struct erofs_seg_table *t,
-			  enum erofs_seg_kind kind, uint64_t arg)
-{
-	const struct erofs_seg *last;
-
-	if (!t->n)
-		return false;
-	last = &t->segs[t->n - 1];
-	if (last->kind != kind)
-		return false;
-	if (kind == EROFS_SEG_FILE)
-		return last->arg + (t->end - last->start) == arg;
-	return kind == EROFS_SEG_ZERO || last->arg == arg;
-}
-
-int erofs_seg_add(struct erofs_seg_table *t, enum erofs_seg_kind kind,
-		  uint64_t arg, uint64_t len)
-{
-	if (!len)
-		return 0;
-	if (!seg_continues(t, kind, arg)) {
-		if (seg_room(t))
-			return -ENOMEM;
-		t->segs[t->n++] = (struct erofs_seg){ .start = t->end,
-						      .arg = arg,
-						      .kind = kind };
-	}
-	t->end += len;
-	return 0;
-}
-
-int erofs_source_set_segs(struct erofs_source *src, struct erofs_seg_table *t)
-{
-	if (seg_room(t))
-		return -ENOMEM;
-	t->segs[t->n] = (struct erofs_seg){ .start = t->end };
-	src->segs = t->segs;
-	src->nsegs = t->n;
-	src->size = t->end;
-	*t = (struct erofs_seg_table){ 0 };
-	return 0;
-}
-
 /* The run holding byte pos (< the size). */
 static size_t seg_find(const struct erofs_source *src, uint64_t pos)
 {
@@ -306,7 +242,7 @@ static int file_read(const struct erofs_source *src, uint8_t *p, size_t len,
 }
 
 /* what: "read" or "copy" */
-static int check_range(const struct erofs_source *src, uint64_t pos,
+static int source_bound(const struct erofs_source *src, uint64_t pos,
 		       uint64_t len, const char *what, struct erofs_err *err)
 {
 	if (!erofs_range_ok(pos, len, src->size))
@@ -323,7 +259,7 @@ int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 {
 	uint8_t *p = buf;
 	size_t i;
-	int ret = check_range(src, pos, len, "read", err);
+	int ret = source_bound(src, pos, len, "read", err);
 
 	if (ret || !src->segs)
 		return ret ? ret : file_read(src, p, len, pos, pos, err);
@@ -408,7 +344,7 @@ int erofs_source_copy(const struct erofs_source *src, uint64_t pos,
 {
 	loff_t in = (loff_t)pos, out = (loff_t)off;
 	ssize_t n;
-	int ret = check_range(src, pos, len, "copy", err);
+	int ret = source_bound(src, pos, len, "copy", err);
 
 	if (ret)
 		return ret;

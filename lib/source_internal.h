@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sources of include/erofs/source.h inside the library: source.c
- * reads them, sparse.c indexes a sparse image, lp.c cuts a partition out
- * of a super image.
+ * reads them, seg_table.c builds their tables of runs, sparse.c indexes a
+ * sparse image, lp.c cuts a partition out of a super image.
  */
 #ifndef EROFS_LIB_SOURCE_INTERNAL_H
 #define EROFS_LIB_SOURCE_INTERNAL_H
@@ -47,7 +47,7 @@ struct erofs_source {
 	size_t ncrcs;
 };
 
-/* A table of runs being built, run by run in the order of start. */
+/* seg_table.c: a table of runs being built, run by run in order. */
 struct erofs_seg_table {
 	struct erofs_seg *segs;
 	size_t n, cap;
