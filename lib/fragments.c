@@ -299,9 +299,7 @@ static bool frag_seen(const struct erofs_frag_cache *fc, uint64_t la)
 static bool frag_cacheable(const struct erofs_frag_cache *fc,
 			   const struct erofs_map *map)
 {
-	return map->loc != EROFS_LOC_HOLE &&
-	       map->fmt < Z_EROFS_COMPRESSION_MAX &&
-	       map->llen <= fc->budget / 4;
+	return erofs_extent_encoded(map) && map->llen <= fc->budget / 4;
 }
 
 /* ---- reading ---- */
@@ -327,6 +325,7 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		e->ready = true;
 		frag_mark_seen(fc, e->la);
 		fc->st.decodes++;
+		fc->st.decoded += map->llen;
 	}
 	pthread_cond_broadcast(&fc->decoded);
 	pthread_mutex_unlock(&fc->lock);
@@ -406,6 +405,8 @@ static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		if (fc) {
 			pthread_mutex_lock(&fc->lock);
 			fc->st.uncached++;
+			if (erofs_extent_encoded(map))
+				fc->st.decoded += map->llen;
 			pthread_mutex_unlock(&fc->lock);
 		}
 		return erofs_extent_read(sub, &ctx->img->packed, map, skip, out,

@@ -17,6 +17,11 @@
 # extracts the same tree, and the most the cache held at once stays within
 # the budget plus what readers and prefetches in flight pin (one extent of
 # at most a quarter of the budget each: 2N + 1 of them with N threads).
+#
+# Last, the count of packed bytes decoded (--json): with the default cache,
+# which holds these packed inodes whole, every encoded byte is decoded
+# exactly once at -j1 and -j2; with a cache of two extents, that -j2
+# extraction decodes some again (the count can tell).
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -151,10 +156,39 @@ small_cache()
 	fi
 }
 
+# decoded NAME PATH: packed_decoded_bytes against packed_encoded_bytes
+decoded()
+{
+	local name=$1 img=$2 j enc dec counts=
+	for j in 1 2; do
+		"$FSCK" -j$j --json --extract "$img" >"$scratch/d.json" \
+			2>"$scratch/d.err"
+		counts+=" $("$PYTHON3" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["packed_decoded_bytes"], d["packed_encoded_bytes"])' \
+			"$scratch/d.json" 2>>"$scratch/d.err")"
+	done
+	EROFS_FSCK_FRAG_CACHE=131072 "$FSCK" -j2 --json --extract "$img" \
+		>"$scratch/d.json" 2>>"$scratch/d.err"
+	read -r enc dec < <("$PYTHON3" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["packed_encoded_bytes"], d["packed_decoded_bytes"])' \
+		"$scratch/d.json" 2>>"$scratch/d.err")
+	set -- $counts
+	if [ $# = 4 ] && [ "$1" = "$2" ] && [ "$3" = "$4" ] &&
+		[ "$1" = "$enc" ] && [ "${dec:-0}" -gt "$enc" ]; then
+		tap_ok "$name: $enc encoded bytes decoded once at -j1 and -j2," \
+			"$dec with a 128 KiB cache"
+	else
+		tap_not_ok "$name: decoded/encoded -j1, -j2 '$counts'," \
+			"small cache '$dec' of '$enc'" "$scratch/d.err"
+	fi
+}
+
 set -- $images
 count=$#
 set -- $damaged
-tap_plan $((count + $# + 2))
+tap_plan $((count + $# + 3))
 for name in $images; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	check "$name" "$path"
@@ -171,3 +205,5 @@ done <<EOF
 lz4hc-fragments.erofs 131072
 zstd-c64k-fragments.erofs 2097152
 EOF
+resolve lz4hc-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
+decoded lz4hc-fragments.erofs "$path"

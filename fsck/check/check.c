@@ -588,11 +588,25 @@ int check_special_inodes(struct checker *ck)
 	return check_errno(ret);
 }
 
-static void packed_report_stats(struct checker *ck)
+/*
+ * encoded: the bytes of the packed inode's encoded extents; rest: those
+ * decoded after the walk, for extents no file read.
+ */
+static void packed_report_stats(struct checker *ck, uint64_t encoded,
+				uint64_t rest)
 {
 	struct erofs_frag_stats st;
 
 	erofs_frag_cache_stats(ck->ctx->img, &st);
+	ck->stats.packed_encoded = encoded;
+	ck->stats.packed_decoded = st.decoded + rest;
+	report_msg(
+		ck->rep, FSCK_LVL_INFO,
+		"packed inode: %llu bytes decoded of its %llu encoded (%.3f)",
+		(unsigned long long)ck->stats.packed_decoded,
+		(unsigned long long)encoded,
+		encoded ? (double)ck->stats.packed_decoded / (double)encoded
+			: 0);
 	report_msg(
 		ck->rep, FSCK_LVL_DEBUG,
 		"fragment cache: budget %zu, peak %zu bytes; %llu decodes (%llu read ahead), %llu hits, %llu waits, %llu evictions, %llu uncached reads",
@@ -602,44 +616,63 @@ static void packed_report_stats(struct checker *ck)
 		(unsigned long long)st.uncached);
 }
 
-int check_packed_rest(struct checker *ck)
+/*
+ * The packed inode's extents that no file read, decoded after the walk;
+ * *encoded and *rest count the bytes of its encoded extents and of those
+ * decoded here.
+ */
+static enum fsck_result packed_rest(struct checker *ck,
+				    const struct fsck_loc *loc,
+				    uint64_t *encoded, uint64_t *rest)
 {
 	const struct erofs_inode *packed = &ck->ctx->img->packed;
 	struct fsck_worker *w = &ck->walker;
 	struct data_sum ds = { 0 };
-	struct fsck_loc loc = {
-		.label = "packed inode",
-		.nid = packed->nid,
-		.offset = inode_offset(packed),
-	};
 	enum fsck_result ret = FSCK_OK;
 	struct erofs_map map;
 	uint64_t pos;
 	int err;
 
-	if (!packed_deferred(ck))
-		return 0;
-	packed_report_stats(ck);
 	for (pos = 0; pos < packed->size && ret == FSCK_OK;
 	     pos = map.la + map.llen) {
 		if (interrupted())
-			return check_errno(FSCK_STOP);
+			return FSCK_STOP;
 		err = erofs_map(w->ctx, packed, pos, &map);
 		/* check_special_inodes() reported a corrupt mapping */
 		if (err == -EFSCORRUPTED) {
 			erofs_err_drop(&w->ctx->err);
-			return 0;
+			return FSCK_OK;
 		}
-		if (err < 0) {
-			ret = check_lib_error(w, &loc, err);
-			break;
-		}
+		if (err < 0)
+			return check_lib_error(w, loc, err);
 		if (map.la + map.llen <= pos)
-			return 0;
-		if (!erofs_frag_decoded(ck->ctx->img, &map))
-			ret = check_read_extent(w, packed, &map, 0, map.llen,
-						&ds, &loc);
+			return FSCK_OK;
+		if (erofs_extent_encoded(&map))
+			*encoded += map.llen;
+		if (erofs_frag_decoded(ck->ctx->img, &map))
+			continue;
+		ret = check_read_extent(w, packed, &map, 0, map.llen, &ds, loc);
+		if (erofs_extent_encoded(&map))
+			*rest += map.llen;
 	}
+	return ret;
+}
+
+int check_packed_rest(struct checker *ck)
+{
+	const struct erofs_inode *packed = &ck->ctx->img->packed;
+	struct fsck_loc loc = {
+		.label = "packed inode",
+		.nid = packed->nid,
+		.offset = inode_offset(packed),
+	};
+	uint64_t encoded = 0, rest = 0;
+	enum fsck_result ret;
+
+	if (!packed_deferred(ck))
+		return 0;
+	ret = packed_rest(ck, &loc, &encoded, &rest);
+	packed_report_stats(ck, encoded, rest);
 	if (ret == FSCK_NOMEM && !ck->rep->fatal)
 		report_nomem(ck->rep, &loc);
 	return check_errno(ret);

@@ -49,6 +49,13 @@ struct fsck_stats {
 	uint64_t bytes;		/* i_size of regular files */
 	uint64_t stored;	/* their stored bytes (no holes, fragments) */
 	uint64_t packed_stored;	/* stored bytes of the packed inode */
+	/*
+	 * With data decoded: the bytes of the packed inode's encoded
+	 * extents, and how many were decoded in all (an extent evicted from
+	 * the fragment cache and decoded again counts again).
+	 */
+	uint64_t packed_encoded;
+	uint64_t packed_decoded;
 };
 
 /* What a thread checks with: its context, report and buffer. */

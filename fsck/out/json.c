@@ -126,6 +126,10 @@ static void json_counts(struct strbuf *sb, const struct json_summary *s,
 	json_u64(sb, "compressed_bytes", stored, first);
 	json_key(sb, "ratio", first);
 	sb_addf(sb, "%.4f", st->bytes ? (double)stored / (double)st->bytes : 0);
+	if (!st->packed_encoded)
+		return;
+	json_u64(sb, "packed_encoded_bytes", st->packed_encoded, first);
+	json_u64(sb, "packed_decoded_bytes", st->packed_decoded, first);
 }
 
 static void json_extracted(struct strbuf *sb, const struct extract_stats *x,

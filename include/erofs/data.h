@@ -91,6 +91,12 @@ int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      const struct erofs_map *map, uint64_t skip, void *out,
 		      size_t len);
 
+/* Do the extent's bytes have to be decoded (a codec's pcluster)? */
+static inline bool erofs_extent_encoded(const struct erofs_map *map)
+{
+	return map->loc != EROFS_LOC_HOLE && map->fmt < EROFS_FMT_SHIFTED;
+}
+
 /*
  * Can erofs_extent_copy() copy the extent? Its bytes must be stored raw
  * and unrotated on a device (format.md, "Raw pclusters").

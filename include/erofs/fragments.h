@@ -35,6 +35,8 @@ struct erofs_frag_stats {
 	uint64_t evictions;
 	uint64_t uncached;	/* reads that bypassed the cache */
 	uint64_t prefetches;	/* extents decoded by read-ahead */
+	uint64_t decoded;	/* bytes of encoded extents decoded, into
+				 * the cache or not */
 	size_t bytes;		/* decoded bytes held now */
 	size_t peak;		/* the most bytes held at once */
 	size_t budget;
