@@ -81,21 +81,22 @@ static void sha256_of(const uint8_t *buf, size_t len, size_t sum_at,
 	erofs_sha256_final(&s, out);
 }
 
-bool erofs_lp_detect(const struct erofs_source *src)
+int erofs_lp_detect(const struct erofs_source *src, struct erofs_err *err)
 {
-	struct erofs_err err;
+	uint64_t pos = LP_RESERVED;
 	uint8_t m[4];
-	uint64_t pos;
+	int ret;
 
-	for (pos = LP_RESERVED; pos <= LP_RESERVED + LP_GEOMETRY_SIZE;
-	     pos += LP_GEOMETRY_SIZE) {
-		erofs_err_clear(&err);
-		if (!erofs_source_read(src, m, sizeof(m), pos, &err) &&
-		    erofs_get32(m) == LP_GEOMETRY_MAGIC)
-			return true;
-		erofs_err_drop(&err);
+	for (; pos <= LP_RESERVED + LP_GEOMETRY_SIZE; pos += LP_GEOMETRY_SIZE) {
+		if (!erofs_range_ok(pos, sizeof(m), erofs_source_size(src)))
+			return 0;
+		ret = erofs_source_read(src, m, sizeof(m), pos, err);
+		if (ret)
+			return ret;
+		if (erofs_get32(m) == LP_GEOMETRY_MAGIC)
+			return 1;
 	}
-	return false;
+	return 0;
 }
 
 /* Where the metadata starts, and how much room it takes at the most. */

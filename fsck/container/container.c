@@ -77,6 +77,22 @@ static int open_image_source(struct report *rep, const char *image,
 	return 0;
 }
 
+/* Is src a super image? 1 or 0, or a negative errno after reporting. */
+static int detect_super(struct report *rep, const struct erofs_source *src)
+{
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	struct erofs_err err;
+	int ret;
+
+	erofs_err_clear(&err);
+	ret = erofs_lp_detect(src, &err);
+	if (ret < 0)
+		report_lib_error(rep, &loc, &err, ret);
+	return ret;
+}
+
 int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
 		      const struct erofs_source *src, struct erofs_lp **lp)
 {
@@ -86,7 +102,10 @@ int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
 	struct erofs_err err;
 	int ret;
 
-	if (!erofs_lp_detect(src)) {
+	ret = detect_super(rep, src);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
 		report_fatal(
 			rep,
 			"%s is not an Android super image (no logical partition geometry at byte 4096)",
@@ -164,13 +183,17 @@ int container_open(const struct fsck_cfg *cfg, struct report *rep,
 		erofs_source_close(image);
 		return ret;
 	}
-	if (!cfg->list_partitions && erofs_lp_detect(image)) {
+	ret = cfg->list_partitions ? 0 : detect_super(rep, image);
+	if (ret > 0) {
 		report_usage(
 			rep,
 			"%s is an Android super image: name the partition to read with --partition=NAME (--list-partitions lists them)",
 			rep->image);
+		ret = -EINVAL;
+	}
+	if (ret < 0) {
 		erofs_source_close(image);
-		return -EINVAL;
+		return ret;
 	}
 	*src = image;
 	return 0;

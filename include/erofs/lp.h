@@ -86,8 +86,11 @@ struct erofs_lp {
 	uint32_t ndevices;
 };
 
-/* Does src hold LP geometry (a super image)? Reads its magic. */
-bool erofs_lp_detect(const struct erofs_source *src);
+/*
+ * Does src hold LP geometry (a super image)? Reads its magic: 1 or 0, or
+ * the negative errno of a failed read (err says why).
+ */
+int erofs_lp_detect(const struct erofs_source *src, struct erofs_err *err);
 
 /*
  * Read and check the metadata of slot slot (0 for _a, 1 for _b; a super
