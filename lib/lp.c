@@ -57,8 +57,7 @@ static int lp_bad(const struct lp_copy *c, struct erofs_err *err,
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, c->pos,
-			   "super image %s: %s: %s", erofs_source_name(c->src),
-			   c->what, what);
+			   "super image: %s: %s", c->what, what);
 }
 
 /*
@@ -213,9 +212,9 @@ static int parse_header(struct erofs_lp *lp, const uint8_t *m,
 	if (lp->major != LP_MAJOR || lp->minor > LP_MINOR_MAX)
 		return erofs_error(
 			err, -EOPNOTSUPP, EROFS_NO_NID, c->pos,
-			"super image %s: %s: metadata version %u.%u, this build reads %u.0 to %u.%u",
-			erofs_source_name(c->src), c->what, lp->major,
-			lp->minor, LP_MAJOR, LP_MAJOR, LP_MINOR_MAX);
+			"super image: %s: metadata version %u.%u, this build reads %u.0 to %u.%u",
+			c->what, lp->major, lp->minor, LP_MAJOR, LP_MAJOR,
+			LP_MINOR_MAX);
 	hsize = erofs_get32(m + 8);
 	if (hsize != (lp->minor >= 2 ? LP_HEADER_V1_2 : LP_HEADER_V1_0))
 		return lp_bad(c, err, "a header of %u bytes for version %u.%u",

@@ -50,7 +50,6 @@ static struct erofs_source *source_new(int fd, const char *name)
 
 	if (!src)
 		return NULL;
-	src->fd = -1;
 	src->name = strdup(name);
 	if (!src->name) {
 		free(src);
@@ -67,9 +66,9 @@ static int looks_sparse(struct erofs_source *src, uint64_t size, bool *sparse,
 	uint8_t head[4];
 
 	*sparse = false;
+	src->size = size;
 	if (size < sizeof(head))
 		return 0;
-	src->size = size;
 	if (erofs_source_read(src, head, sizeof(head), 0, err))
 		return err->code;
 	*sparse = erofs_sparse_magic(head, sizeof(head));
@@ -167,11 +166,6 @@ size_t erofs_source_pieces(const struct erofs_source *src)
 	return src->segs ? src->nsegs : 1;
 }
 
-bool erofs_source_has_checksums(const struct erofs_source *src)
-{
-	return src->ncrcs > 0;
-}
-
 /* The run holding byte pos (< the size). */
 static size_t seg_find(const struct erofs_source *src, uint64_t pos)
 {
@@ -243,7 +237,7 @@ static int file_read(const struct erofs_source *src, uint8_t *p, size_t len,
 
 /* what: "read" or "copy" */
 static int source_bound(const struct erofs_source *src, uint64_t pos,
-		       uint64_t len, const char *what, struct erofs_err *err)
+			uint64_t len, const char *what, struct erofs_err *err)
 {
 	if (!erofs_range_ok(pos, len, src->size))
 		return erofs_error(

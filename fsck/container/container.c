@@ -72,8 +72,13 @@ static int open_image_source(struct report *rep, const char *image,
 			"%s: an Android sparse image of %zu runs, %llu bytes unsparsed",
 			rep->image, erofs_source_pieces(*src),
 			(unsigned long long)erofs_source_size(*src));
-	if (erofs_source_verify(*src, &err) < 0)
-		report_lib_error(rep, &loc, &err, err.code);
+	ret = erofs_source_verify(*src, &err);
+	/* a checksum that disagrees is a problem; the check goes on */
+	if (ret < 0 && report_lib_error(rep, &loc, &err, ret)) {
+		erofs_source_close(*src);
+		*src = NULL;
+		return ret;
+	}
 	return 0;
 }
 

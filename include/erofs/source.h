@@ -58,7 +58,5 @@ int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
  * none; -EFSCORRUPTED naming the first chunk that disagrees.
  */
 int erofs_source_verify(const struct erofs_source *src, struct erofs_err *err);
-/* Does it carry such checksums? */
-bool erofs_source_has_checksums(const struct erofs_source *src);
 
 #endif
