@@ -221,12 +221,18 @@ enum fsck_result extract_dir(struct extractor *x, const struct walk_entry *e,
 void extract_dir_done(struct extractor *x, void *state)
 {
 	struct xdir *d = state;
+	struct fsck_loc loc = { .label = "/", .path = d->path,
+				.pathlen = d->pathlen, .nid = d->nid,
+				.offset = EROFS_NO_OFFSET };
 
 	if (x->nstack && x->stack[x->nstack - 1] == d)
 		x->nstack--;
-	if (X_GROW(x, post, cappost, x->npost + 1))
+	if (X_GROW(x, post, cappost, x->npost + 1)) {
 		x->post[x->npost++] = d;
-	else
+	} else if (d->fixup) {
+		/* its mode, owner and times would be left as made: say so */
+		report_nomem(x->rep, &loc);
 		d->fixup = false;
+	}
 	xdir_unref(x, d);
 }
