@@ -22,14 +22,14 @@ int checker_set_pool(struct checker *ck, struct erofs_pool *pool)
 	unsigned int threads = erofs_pool_threads(pool);
 
 	ck->ra = calloc(1, sizeof(*ck->ra));
-	if (!ck->ra)
+	if (!ck->ra || task_hold_init(ck))
 		return -ENOMEM;
 	ck->pool = pool;
 	ck->rep->threaded = threads > 0;
 	ck->split_ns = split_piece_ns();
 	ck->splits_max = threads ? threads : 1;
 	readahead_init(ck->ra, ck->ctx, pool);
-	outputs_attach(ck->outs, pool, task_throttle, ck);
+	outputs_attach(ck->outs, task_flush, task_throttle, ck);
 	return 0;
 }
 
@@ -125,8 +125,10 @@ int checker_finish(struct checker *ck)
 
 	if (ck->pool && interrupted())
 		erofs_pool_cancel(ck->pool, -EINTR);
-	if (ck->pool)
+	if (ck->pool) {
+		task_release(ck);
 		ret = erofs_pool_wait(ck->pool);
+	}
 	report_drain(ck->rep);
 	if (ret)
 		ck->stopped = true;

@@ -49,6 +49,8 @@ void checker_fini(struct checker *ck)
 	nidmap_fini(&ck->linked);
 	free(ck->ra);
 	ck->ra = NULL;
+	free(ck->held);
+	ck->held = NULL;
 }
 
 void *checker_worker_init(void *priv, unsigned int index)

@@ -75,6 +75,9 @@ struct checker {
 	struct outputs *outs;		/* what the options asked for */
 	struct erofs_pool *pool;
 	struct readahead *ra;		/* of the packed inode */
+	/* sched/task.c: files held to be queued in the order of their data */
+	struct file_task **held;
+	unsigned int nheld;
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */

@@ -21,10 +21,10 @@ static enum fsck_result x_out(enum fsck_result r)
 	return r == FSCK_REPORTED ? FSCK_OK : r;
 }
 
-static void x_out_attach(void *priv, struct erofs_pool *pool,
+static void x_out_attach(void *priv, void (*flush)(void *arg),
 			 bool (*throttle)(void *arg), void *arg)
 {
-	(void)pool;
+	(void)flush;
 	extract_set_throttle(priv, throttle, arg);
 }
 

@@ -108,8 +108,12 @@ struct out_copy {
 };
 
 struct output_ops {
-	/* the walker's pool and how to wait for the oldest task */
-	void (*attach)(void *priv, struct erofs_pool *pool,
+	/*
+	 * The scheduler's hooks, for the walker: flush hands over every
+	 * task queued so far (call it before waiting for one), throttle
+	 * waits for the oldest pending task (false when none is).
+	 */
+	void (*attach)(void *priv, void (*flush)(void *arg),
 		       bool (*throttle)(void *arg), void *arg);
 	/* before each entry: true when the output failed (stop the run) */
 	bool (*failed)(void *priv);
@@ -168,7 +172,7 @@ void outputs_add(struct outputs *l, const struct output_ops *ops, void *priv,
 bool outputs_want(const struct outputs *l, unsigned int wants);
 
 /* Walker side. */
-void outputs_attach(struct outputs *l, struct erofs_pool *pool,
+void outputs_attach(struct outputs *l, void (*flush)(void *arg),
 		    bool (*throttle)(void *arg), void *arg);
 bool outputs_failed(const struct outputs *l);
 /*

@@ -31,14 +31,14 @@ bool outputs_want(const struct outputs *l, unsigned int wants)
 	return l->wants & wants;
 }
 
-void outputs_attach(struct outputs *l, struct erofs_pool *pool,
+void outputs_attach(struct outputs *l, void (*flush)(void *arg),
 		    bool (*throttle)(void *arg), void *arg)
 {
 	unsigned int i;
 
 	for (i = 0; i < l->n; i++)
 		if (l->o[i].ops->attach)
-			l->o[i].ops->attach(l->o[i].priv, pool, throttle, arg);
+			l->o[i].ops->attach(l->o[i].priv, flush, throttle, arg);
 }
 
 bool outputs_failed(const struct outputs *l)

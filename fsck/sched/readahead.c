@@ -43,9 +43,8 @@ void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
 		ra->window = readahead_window(st.budget);
 }
 
-/* The range of the packed inode that holds inode's fragment. */
-static bool fragment_range(const struct erofs_inode *inode, uint64_t *off,
-			   uint64_t *len)
+bool readahead_fragment(const struct erofs_inode *inode, uint64_t *off,
+			uint64_t *len)
 {
 	const struct z_erofs_info *z = &inode->z;
 
@@ -163,7 +162,7 @@ int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 	struct erofs_map map;
 	int ret;
 
-	if (!ra->window || !fragment_range(inode, &off, &len) ||
+	if (!ra->window || !readahead_fragment(inode, &off, &len) ||
 	    off >= packed->size)
 		return 0;
 	/* a file far ahead of the window: start again from its fragment */

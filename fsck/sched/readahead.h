@@ -5,12 +5,12 @@
  * Files whose data (or tail) is a fragment read it from the packed inode,
  * whose extents the fragment cache decodes once for every reader. Left to
  * the readers, an extent is decoded by the first file that needs it while
- * the files after it wait. The walker instead queues, as it meets each
- * such file and before the file's own task, prefetch tasks for the packed
- * extents from that file's fragment up to a window ahead of it, in offset
- * order: mkfs.erofs lays fragments out in about the order the files are
- * walked, so the pool decodes the next extents concurrently while earlier
- * files copy out of the ones already decoded. Prefetches go ahead of the
+ * the files after it wait. The walker instead queues, as it queues each
+ * such file (task.c queues them in the order of their fragments) and
+ * before the file's own task, prefetch tasks for the packed extents from
+ * that file's fragment up to a window ahead of it, in offset order, so
+ * that the pool decodes the next extents concurrently while earlier files
+ * copy out of the ones already decoded. Prefetches go ahead of the
  * queued files (erofs_pool_submit_ahead): a worker decodes what is still
  * to decode before it takes files, which would otherwise wait for the
  * extent another worker is decoding. The window is at most 3/8
@@ -23,6 +23,7 @@
 #ifndef FSCK_READAHEAD_H
 #define FSCK_READAHEAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct erofs_ctx;
@@ -46,6 +47,13 @@ struct readahead {
  */
 void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
 		    struct erofs_pool *pool);
+
+/*
+ * Does inode read (part of) its data from the packed inode? Where, and how
+ * many bytes.
+ */
+bool readahead_fragment(const struct erofs_inode *inode, uint64_t *off,
+			uint64_t *len);
 
 /*
  * The walker meets inode, at loc: queue the packed extents from its

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_internal.h"
 #include "cost.h"
+#include "erofs/image.h"
 #include "erofs/pool.h"
 #include "file.h"
 #include "interrupt.h"
@@ -13,6 +15,17 @@
 
 /* Tasks printed late at most: bounds the memory of finished ones. */
 #define TASK_MAX_PENDING 4096
+
+/*
+ * Files with fragments held at once to be queued in the order of their
+ * fragments (task_hold()): as many as may be pending. mkfs lays fragments
+ * out in about walk order, not quite: on a Debian root filesystem half the
+ * files are within 10 places of their fragment's rank, nine in ten within
+ * 36, but deduplicated files point far back; there, 256 at a time decode
+ * the packed inode 1.10 times over at -j1 and 1.17 at -j2, 4096 at a time
+ * 1.02 and 1.06.
+ */
+#define TASK_HOLD_MAX TASK_MAX_PENDING
 
 /* A whole file: open, check and decode, close. */
 static int file_task_run(void *worker, void *arg)
@@ -77,14 +90,22 @@ static void file_task_complete(void *arg)
 	file_task_free(t);
 }
 
+void task_flush(void *arg)
+{
+	struct checker *ck = arg;
+
+	task_release(ck);
+	erofs_pool_flush(ck->pool);
+}
+
 bool task_throttle(void *arg)
 {
 	struct checker *ck = arg;
 
 	if (!ck->rep->q_tasks)
 		return false;
-	/* the oldest task may still sit in the batch being filled */
-	erofs_pool_flush(ck->pool);
+	/* the oldest task may be held, or sit in the batch being filled */
+	task_flush(ck);
 	report_wait_head(ck->rep);
 	report_drain(ck->rep);
 	return true;
@@ -114,6 +135,19 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 	report_task_done(ck->rep, &t->rep);
 }
 
+/*
+ * Is t to be held (task_hold())? When its data is decoded and lies in the
+ * packed inode, whose extents are then decoded once each, in a row,
+ * rather than evicted between files that the walk meets out of order.
+ */
+static bool file_task_holds(const struct checker *ck, const struct file_task *t)
+{
+	uint64_t off, len;
+
+	return ck->decode && ck->held &&
+	       readahead_fragment(&t->inode, &off, &len);
+}
+
 /* Step 1 but the queueing: what the walker does first, in walk order. */
 static enum fsck_result file_task_begin(struct checker *ck,
 					const struct walk_entry *e,
@@ -124,7 +158,7 @@ static enum fsck_result file_task_begin(struct checker *ck,
 	enum fsck_result ret = FSCK_OK;
 	struct out_entry oe;
 
-	if (ck->decode)
+	if (ck->decode && !file_task_holds(ck, t))
 		ret = fsck_result_of(
 			readahead_file(ck->ra, e->inode, ck->rep, loc));
 	if (ret == FSCK_OK && pieces_worth(ck, e->inode) &&
@@ -134,6 +168,84 @@ static enum fsck_result file_task_begin(struct checker *ck,
 	if (ret == FSCK_OK)
 		ret = outputs_file_begin(ck->outs, &oe, &t->files);
 	return ret;
+}
+
+/* A whole file's task to the pool. */
+static enum fsck_result file_task_queue(struct checker *ck, struct file_task *t)
+{
+	return fsck_result_of(erofs_pool_submit(
+		ck->pool, file_task_run, t,
+		cost_file(&t->inode, ck->decode,
+			  outputs_want(ck->outs, OUT_CREATES))));
+}
+
+/* After queueing t came to ret: stop the run unless it goes on. */
+static enum fsck_result task_stop_if(struct checker *ck, struct file_task *t,
+				     enum fsck_result ret)
+{
+	if (fsck_result_goes_on(ret))
+		return FSCK_OK;
+	if (!t->started)
+		file_task_abandon(ck, t);
+	ck->stopped = true;
+	erofs_pool_wait(ck->pool);
+	report_drain(ck->rep);
+	return ret;
+}
+
+static int fragment_order(const void *a, const void *b)
+{
+	const struct file_task *p = *(struct file_task *const *)a;
+	const struct file_task *q = *(struct file_task *const *)b;
+	uint64_t x = p->inode.z.fragmentoff, y = q->inode.z.fragmentoff;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return p->inode.nid < q->inode.nid ? -1 : p->inode.nid > q->inode.nid;
+}
+
+void task_release(struct checker *ck)
+{
+	enum fsck_result ret = FSCK_OK;
+	unsigned int i, n = ck->nheld;
+	struct fsck_loc loc;
+
+	ck->nheld = 0;
+	qsort(ck->held, n, sizeof(*ck->held), fragment_order);
+	for (i = 0; i < n; i++) {
+		struct file_task *t = ck->held[i];
+
+		check_loc(&loc, t->path, t->pathlen, &t->inode);
+		if (fsck_result_goes_on(ret))
+			ret = fsck_result_of(readahead_file(ck->ra, &t->inode,
+							    ck->rep, &loc));
+		if (fsck_result_goes_on(ret))
+			ret = file_task_queue(ck, t);
+		if (!fsck_result_goes_on(ret) && !t->started)
+			file_task_abandon(ck, t);
+	}
+	if (!fsck_result_goes_on(ret)) {
+		ck->stopped = true;
+		erofs_pool_wait(ck->pool);
+		report_drain(ck->rep);
+	}
+}
+
+int task_hold_init(struct checker *ck)
+{
+	if (!ck->decode || !ck->ctx->img->has_packed)
+		return 0;
+	ck->held = calloc(TASK_HOLD_MAX, sizeof(*ck->held));
+	return ck->held ? 0 : -ENOMEM;
+}
+
+/* Hold t, whose slot is queued: released when TASK_HOLD_MAX are held. */
+static enum fsck_result task_hold(struct checker *ck, struct file_task *t)
+{
+	ck->held[ck->nheld++] = t;
+	if (ck->nheld == TASK_HOLD_MAX)
+		task_release(ck);
+	return ck->stopped ? FSCK_STOP : FSCK_OK;
 }
 
 enum fsck_result task_submit_file(struct checker *ck,
@@ -172,19 +284,11 @@ enum fsck_result task_submit_file(struct checker *ck,
 	       task_throttle(ck))
 		;
 	report_task_init(ck->rep, &t->rep, &t->slot, file_task_complete, t);
+	if (!s && file_task_holds(ck, t))
+		return task_hold(ck, t);
 	if (s)
 		ret = split_submit(ck, s, loc);
 	else
-		ret = fsck_result_of(erofs_pool_submit(
-			ck->pool, file_task_run, t,
-			cost_file(e->inode, ck->decode,
-				  outputs_want(ck->outs, OUT_CREATES))));
-	if (fsck_result_goes_on(ret))
-		return FSCK_OK;
-	if (!t->started)
-		file_task_abandon(ck, t);
-	ck->stopped = true;
-	erofs_pool_wait(ck->pool);
-	report_drain(ck->rep);
-	return ret;
+		ret = file_task_queue(ck, t);
+	return task_stop_if(ck, t, ret);
 }

@@ -26,6 +26,25 @@ enum fsck_result task_submit_file(struct checker *ck,
 				  const struct fsck_loc *loc);
 
 /*
+ * Files whose data lies in the packed inode are held and queued in the
+ * order of their fragments when the data is decoded: make room for them.
+ * 0 or -ENOMEM.
+ */
+int task_hold_init(struct checker *ck);
+
+/*
+ * Queue the files held to be queued in the order of their fragments (the
+ * walk ends, or waits for a task that may be one of them).
+ */
+void task_release(struct checker *ck);
+
+/*
+ * Hand over every task queued so far, held ones included, before the
+ * walker waits for one (arg is the checker).
+ */
+void task_flush(void *arg);
+
+/*
  * Wait for the oldest pending task and print what is ready; false when
  * none is pending (arg is the checker).
  */

@@ -43,7 +43,8 @@ struct tar_writer {
 	bool sparse;
 	struct ord_window window;
 	bool window_ready;
-	struct erofs_pool *pool;
+	void (*flush)(void *arg); /* the scheduler's, tar_set_flush() */
+	void *flush_arg;
 	uint64_t seq; /* walker: the next entry's */
 	uint64_t lost[TAR_LOST_KINDS]; /* atomic */
 	uint64_t spool_failed; /* atomic: files left out */
@@ -368,13 +369,14 @@ static void tar_flush(void *arg)
 {
 	struct tar_writer *tw = arg;
 
-	if (tw->pool)
-		erofs_pool_flush(tw->pool);
+	if (tw->flush)
+		tw->flush(tw->flush_arg);
 }
 
-void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool)
+void tar_set_flush(struct tar_writer *tw, void (*flush)(void *arg), void *arg)
 {
-	tw->pool = pool;
+	tw->flush = flush;
+	tw->flush_arg = arg;
 }
 
 static int tar_open_output(struct tar_writer *tw, struct report *rep)

@@ -29,7 +29,7 @@
  * hard links, sockets, what libarchive refuses or warns about) is counted
  * by kind and reported once per kind by tar_finish().
  *
- * Thread safety: tar_open, tar_set_pool, tar_node, tar_link,
+ * Thread safety: tar_open, tar_set_flush, tar_node, tar_link,
  * tar_file_begin, tar_finish and tar_close on the walker only;
  * tar_file_write, tar_file_hole and tar_file_done on the thread working
  * on the file (pieces of one file may write and punch holes concurrently,
@@ -78,8 +78,9 @@ int tar_add_output(struct outputs *l, const struct tar_opts *o,
 int tar_open(struct tar_writer **tw, const struct tar_opts *o,
 	     struct report *rep);
 
-/* The pool whose batches the walker flushes before waiting for room. */
-void tar_set_pool(struct tar_writer *tw, struct erofs_pool *pool);
+/* What hands over the queued tasks before the walker waits for room. */
+void tar_set_flush(struct tar_writer *tw, void (*flush)(void *arg),
+		   void *arg);
 
 /*
  * The first name of an inode that is not a regular file; target is a

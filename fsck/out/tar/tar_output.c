@@ -5,12 +5,11 @@
 #include "erofs/inode.h"
 #include "tar.h"
 
-static void tar_out_attach(void *priv, struct erofs_pool *pool,
+static void tar_out_attach(void *priv, void (*flush)(void *arg),
 			   bool (*throttle)(void *arg), void *arg)
 {
 	(void)throttle;
-	(void)arg;
-	tar_set_pool(priv, pool);
+	tar_set_flush(priv, flush, arg);
 }
 
 static bool tar_out_failed(void *priv)
