@@ -625,15 +625,14 @@ def fragment_cases():
                shared_fragment(10000, True), r"lz4|packed", timeout=5)
     yield Case("10000 files in one packed extent of 12 MiB, in 5 s",
                shared_fragment(10000, False), None, expect={0}, timeout=5)
-    # Known problem, left open: a cache of decoded extents (the fragment
-    # cache) only moves the limit, as files that cycle through one extent
-    # more than the cache holds decode 12 MiB each again, and a valid
-    # image may have extents of 12 MiB; a bound would need the reads
-    # reordered by extent. Also tests/interrupt.sh's slow, CPU-bound image.
+    # Extents over a quarter of the fragment cache are not cached: files
+    # that cycle through them would decode 12 MiB each, but fsck queues
+    # the files of a packed inode in the order of their fragments
+    # (fsck/sched/task.c), so that one context's last decoded extent
+    # serves the files in a row. Also tests/interrupt.sh's slow image.
     yield Case("10000 files alternating between two packed extents of "
                "12 MiB, in 5 s", shared_fragment(10000, False, 2), None,
-               expect={0}, timeout=5,
-               todo="packed extents over 8 MiB are decoded for each file")
+               expect={0}, timeout=5)
 
 
 def extent_cases():
