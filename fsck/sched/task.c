@@ -179,6 +179,14 @@ static enum fsck_result file_task_queue(struct checker *ck, struct file_task *t)
 			  outputs_want(ck->outs, OUT_CREATES))));
 }
 
+/* A task could not be queued: the run stops once the queued ones end. */
+static void task_stop(struct checker *ck)
+{
+	ck->stopped = true;
+	erofs_pool_wait(ck->pool);
+	report_drain(ck->rep);
+}
+
 /* After queueing t came to ret: stop the run unless it goes on. */
 static enum fsck_result task_stop_if(struct checker *ck, struct file_task *t,
 				     enum fsck_result ret)
@@ -187,9 +195,7 @@ static enum fsck_result task_stop_if(struct checker *ck, struct file_task *t,
 		return FSCK_OK;
 	if (!t->started)
 		file_task_abandon(ck, t);
-	ck->stopped = true;
-	erofs_pool_wait(ck->pool);
-	report_drain(ck->rep);
+	task_stop(ck);
 	return ret;
 }
 
@@ -224,11 +230,8 @@ void task_release(struct checker *ck)
 		if (!fsck_result_goes_on(ret) && !t->started)
 			file_task_abandon(ck, t);
 	}
-	if (!fsck_result_goes_on(ret)) {
-		ck->stopped = true;
-		erofs_pool_wait(ck->pool);
-		report_drain(ck->rep);
-	}
+	if (!fsck_result_goes_on(ret))
+		task_stop(ck);
 }
 
 int task_hold_init(struct checker *ck)
