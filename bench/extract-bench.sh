@@ -12,7 +12,7 @@ here=$(cd -- "$(dirname -- "$0")" && pwd)
 top=$(dirname -- "$here")
 median_of=$here/median-of
 
-MODES_ALL="extract-dir extract check manifest digest"
+MODES_ALL="extract-dir extract check manifest digest tar"
 UUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
 EPOCH=1700000000
 
@@ -22,9 +22,12 @@ usage: $0 [OPTIONS] [IMAGE...]
 
 Options (environment variable in brackets):
   --only=MODES       modes to time, from: extract-dir,extract,check,
-                     manifest,digest [ONLY]
+                     manifest,digest,tar [ONLY]
   --layouts          also the live-media, fragments+dedupe and full-scale
-                     seed images, made with MKFS [LAYOUTS=1]
+                     seed images, made with MKFS [LAYOUTS=1], and the
+                     live-media image of a Debian root filesystem: ROOTFS
+                     (default WORK/rootfs), made by debootstrap
+                     --variant=minbase bookworm when missing, as root
   --threads=LIST     thread counts for -j (default 1,2,nproc) [THREADS]
   --codec=LIST       only images of these codecs [CODECS]
   --pcluster=LIST    only images of these pcluster sizes, e.g. 4k,64k [PCLUSTERS]
@@ -310,6 +313,25 @@ build_layout() {
 	mkfs_cached "$img" "$tree" "$cmd"
 }
 
+# A real tree beside the generated one: a Debian bookworm root filesystem
+# (about 6,800 entries, 200 MB), packed as live media are.
+collect_rootfs() {
+	local rootfs=${ROOTFS:-$WORK/rootfs} img
+	if [ ! -d "$rootfs" ] && command -v debootstrap >/dev/null &&
+		[ "$(id -u)" = 0 ]; then
+		debootstrap --variant=minbase bookworm "$rootfs.tmp" \
+			>"$WORK/debootstrap.log" 2>&1 &&
+			mv "$rootfs.tmp" "$rootfs"
+	fi
+	if [ ! -d "$rootfs" ]; then
+		note "no root filesystem at $rootfs (debootstrap, as root): no rootfs image"
+		return 0
+	fi
+	img=$(build_layout rootfs-live-lzma-1m "$rootfs" -zlzma,level=6 \
+		-C1048576 -Eall-fragments,fragdedupe=inode)
+	[ -n "$img" ] && image_list+=("$img")
+}
+
 # The layouts of issue 10: live media (lzma, 1 MiB pclusters, every file
 # in the packed inode, deduplicated), fragments with dedupe, and the seed
 # tree at full scale (a 256 MiB and a 64 MiB file) with inode digests.
@@ -326,6 +348,7 @@ collect_layouts() {
 	img=$(build_layout tree-fragdedupe-lzma-64k "$WORK/tree" -zlzma \
 		-C65536 -Efragments,dedupe)
 	[ -n "$img" ] && image_list+=("$img")
+	collect_rootfs
 	if [ ! -f "$MKSEED" ]; then
 		note "no $MKSEED: no full-scale seed image"
 		return 0
@@ -443,6 +466,7 @@ mode_args() {
 	check) margs=() ;;
 	manifest) margs=(--manifest) ;;
 	digest) margs=(--xattr-inode-digest) ;;
+	tar) margs=(--tar=/dev/null) ;;
 	esac
 }
 
@@ -453,7 +477,7 @@ ref_args() {
 	mode_args "$1"
 	rargs=("${margs[@]}")
 	case $1 in
-	manifest | digest) rargs=(); return 1 ;;
+	manifest | digest | tar) rargs=(); return 1 ;;
 	esac
 	[ "$REF_PATH" = 1 ] && rargs+=(--path=/)
 	return 0
