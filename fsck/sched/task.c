@@ -216,6 +216,8 @@ void task_release(struct checker *ck)
 	unsigned int i, n = ck->nheld;
 	struct fsck_loc loc;
 
+	if (!n)
+		return;
 	ck->nheld = 0;
 	qsort(ck->held, n, sizeof(*ck->held), fragment_order);
 	for (i = 0; i < n; i++) {
