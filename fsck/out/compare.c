@@ -329,7 +329,8 @@ static enum fsck_result cmp_dir_read(struct cmp_dir *d, int fd)
 	closedir(dir);
 	if (de)
 		return FSCK_NOMEM;
-	qsort(d->names, d->n, sizeof(*d->names), cmp_name_order);
+	if (d->n)
+		qsort(d->names, d->n, sizeof(*d->names), cmp_name_order);
 	d->seen = calloc(d->n ? d->n : 1, sizeof(*d->seen));
 	return d->seen ? FSCK_OK : FSCK_NOMEM;
 }
