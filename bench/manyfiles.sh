@@ -17,8 +17,11 @@
 # and --extract=DIR to tmpfs and to ext4 on a loop device backed by
 # /dev/shm (when losetup works: needs root), at -j1 and -j2. Printed per
 # run: peak RSS, bytes per inode above the 10^0-file baseline image of the
-# same layout, and seconds; then the -j2/-j1 ratios. Timings need an idle
-# machine; memory figures do not.
+# same layout, and seconds; then the -j2/-j1 ratios. The ext4 runs are
+# repeated on an uncompressed image of the same files, whose -j2/-j1 is
+# the floor that file creation itself sets: the compressed image's ratio
+# is printed as a share of it. Timings need an idle machine; memory
+# figures do not.
 #
 # OUTDIR (default /dev/shm/manyfiles) holds the images, kept for re-runs.
 set -euo pipefail
@@ -80,26 +83,29 @@ out.close()
 PY
 }
 
-# make IMG from n files in d directories
+# make IMG from n files in d directories, compressed with ZOPT (-zlz4hc,
+# or nothing: uncompressed)
 make_image() {
-	local img=$1 tree
+	local img=$1 tree zopt=${4:-}
 	if [ -x "$tools/mkfs.erofs" ]; then
-		gen_tar "$2" "$3" | "$tools/mkfs.erofs" --quiet --tar=f -zlz4hc \
+		gen_tar "$2" "$3" | "$tools/mkfs.erofs" --quiet --tar=f $zopt \
 			-T1700000000 --mkfs-time "$img.tmp" >/dev/null
 	else
 		tree=$outdir/tree.$$
 		rm -rf "$tree"
 		mkdir "$tree"
 		gen_tar "$2" "$3" | tar -x -C "$tree"
-		mkfs.erofs -zlz4hc -T1700000000 "$img.tmp" "$tree" >/dev/null
+		mkfs.erofs $zopt -T1700000000 "$img.tmp" "$tree" >/dev/null
 		rm -rf "$tree"
 	fi
 	mv "$img.tmp" "$img"
 }
 
+# image N D [plain]
 image() {
-	local img=$outdir/n$1-d$2-$layout.erofs
-	[ -f "$img" ] || make_image "$img" "$1" "$2"
+	local img=$outdir/n$1-d$2-$layout${3:+-$3}.erofs zopt=-zlz4hc
+	[ -z "${3:-}" ] || zopt=
+	[ -f "$img" ] || make_image "$img" "$1" "$2" "$zopt"
 	echo "$img"
 }
 
@@ -113,6 +119,7 @@ ref=
 
 big=$(image "$n" "$d")
 small=$(image 1 1)
+plain=$(image "$n" "$d" plain)
 
 # run LABEL IMG CMD...: prints "peakKiB seconds"
 measure() {
@@ -196,6 +203,8 @@ if setup_ext4 2>/dev/null; then
 	for j in 1 2; do
 		row "--extract=ext4 -j$j" "xe$j" "$big" "$ext4_mnt/x" \
 			"$fsck" -j$j --extract="$ext4_mnt/x"
+		row "uncompressed =ext4 -j$j" "pe$j" "$plain" "$ext4_mnt/x" \
+			"$fsck" -j$j --extract="$ext4_mnt/x"
 	done
 	[ -z "$ref" ] || row "upstream --extract=ext4" "uxe" "$big" \
 		"$ext4_mnt/x" "$ref" --extract="$ext4_mnt/x"
@@ -210,5 +219,8 @@ ratio "tmpfs -j2/-j1 speed-up" "$secs_xt1" "$secs_xt2"
 [ -z "$ref" ] || ratio "tmpfs upstream/ours-j1" "$secs_uxt" "$secs_xt1"
 if [ -n "$have_ext4" ]; then
 	ratio "ext4 -j2/-j1 speed-up" "$secs_xe1" "$secs_xe2"
+	ratio "uncompressed ext4 -j2/-j1" "$secs_pe1" "$secs_pe2"
+	printf '%-28s %s\n' "of the uncompressed one's" "$(echo \
+		"scale=2; $secs_xe1 * $secs_pe2 / $secs_xe2 / $secs_pe1" | bc -l)"
 	[ -z "$ref" ] || ratio "ext4 upstream/ours-j1" "$secs_uxe" "$secs_xe1"
 fi

@@ -25,6 +25,7 @@
  * told of: a checker of the packed inode then need decode and report
  * only the others.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -450,6 +451,34 @@ int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 			ctx->err.nid = inode->nid;
 	}
 	return ret;
+}
+
+int erofs_frag_map_part(struct erofs_ctx *ctx, const struct erofs_map *map,
+			uint64_t pos, struct erofs_map *part,
+			struct erofs_map *packed)
+{
+	uint64_t off, len;
+	int ret;
+
+	if (map->loc != EROFS_LOC_FRAGMENT || pos < map->la ||
+	    pos - map->la >= map->llen)
+		return erofs_error(&ctx->err, -EINVAL, EROFS_NO_NID,
+				   EROFS_NO_OFFSET,
+				   "part of an extent that is no fragment");
+	off = map->pa + (pos - map->la);
+	ret = erofs_map(ctx, &ctx->img->packed, off, packed);
+	if (ret)
+		return ret;
+	/* erofs_map() returned the extent that holds off */
+	len = packed->la + packed->llen - off;
+	if (len > map->la + map->llen - pos)
+		len = map->la + map->llen - pos;
+	*part = *map;
+	part->la = pos;
+	part->llen = len;
+	part->pa = off;
+	part->plen = len;
+	return 0;
 }
 
 /* Insert and decode map unless it is cached or pending: 1 if decoded. */

@@ -37,6 +37,7 @@
 struct checker;
 struct fsck_loc;
 struct fsck_worker;
+struct split_file;
 
 /* A regular file, checked (and written) by a worker. */
 struct file_task {
@@ -45,6 +46,7 @@ struct file_task {
 	struct report_slot slot;
 	struct erofs_inode inode;
 	struct out_files files; /* the outputs' states of it */
+	struct split_file *split; /* held (task.h): its pieces, to queue */
 	bool start; /* the start of the walk */
 	bool started; /* the task ran (or was skipped) */
 	bool skipped; /* the run had stopped */

@@ -6,9 +6,11 @@
 #include "check_internal.h"
 #include "cost.h"
 #include "erofs/data.h"
+#include "erofs/fragments.h"
 #include "erofs/pool.h"
 #include "file.h"
 #include "pieces.h"
+#include "readahead.h"
 #include "split.h"
 #include "window.h"
 
@@ -188,14 +190,20 @@ static void out_free(struct piece_out *out)
 /*
  * Split a file whose decoding is worth several pieces. A file hashed in
  * order is split too: its pieces hand their bytes to the hash in order
- * through an ordered window (window.h).
+ * through an ordered window (window.h). A file whose data is all one
+ * fragment has its packed extents decoded ahead by read-ahead when they
+ * fit its window (readahead.h); past the window, read-ahead would evict
+ * them before the file reads them: pieces decode them instead.
  */
 bool pieces_worth(const struct checker *ck, const struct erofs_inode *inode)
 {
-	uint64_t cost;
+	uint64_t cost, off, len;
 
 	if (!ck->split_ns || !ck->decode || !erofs_pool_threads(ck->pool))
 		return false;
+	if (ck->ra->window && inode->z.whole_fragment &&
+	    readahead_fragment(inode, &off, &len))
+		return len > ck->ra->window;
 	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
 	return split_worth(cost, ck->split_ns);
 }
@@ -498,6 +506,32 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 }
 
 /*
+ * The extent at pos as pieces read it, and what reading it from pos costs.
+ * A fragment is cut where the packed inode's extents end: the pieces of a
+ * file whose data is a fragment then decode its packed extents at once,
+ * each its own, rather than one after the other.
+ */
+static int split_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		     uint64_t pos, struct erofs_map *map, uint64_t *cost)
+{
+	struct erofs_map whole, packed;
+	int ret = erofs_map(ctx, inode, pos, &whole);
+
+	if (ret < 0)
+		return ret;
+	if (whole.loc != EROFS_LOC_FRAGMENT) {
+		*map = whole;
+		*cost = cost_extent(map, map->la + map->llen - pos);
+		return 0;
+	}
+	ret = erofs_frag_map_part(ctx, &whole, pos, map, &packed);
+	if (ret < 0)
+		return ret;
+	*cost = cost_extent(&packed, map->llen);
+	return 0;
+}
+
+/*
  * Map the file on the walker to cut it into pieces at extent starts; each
  * piece gets the maps of its extents, so that nothing is mapped twice. A
  * mapping error is left to the piece that meets it: the last one, from
@@ -512,12 +546,12 @@ static enum fsck_result split_plan_queue(struct checker *ck,
 	struct split_piece range;
 	struct split_plan plan;
 	struct erofs_map map;
-	uint64_t pos = 0, end, stored;
+	uint64_t pos = 0, end, stored, cost;
 	enum fsck_result ret;
 
 	split_plan_init(&plan, inode->size, ck->split_ns);
 	while (pos < inode->size) {
-		if (erofs_map(ctx, inode, pos, &map) < 0) {
+		if (split_map(ctx, inode, pos, &map, &cost) < 0) {
 			erofs_err_drop(&ctx->err);
 			break;
 		}
@@ -528,8 +562,7 @@ static enum fsck_result split_plan_queue(struct checker *ck,
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
 			stored = map.plen;
 		map_list_add(&ml, &map);
-		if (split_plan_add(&plan, end, cost_extent(&map, end - pos),
-				   stored, &range)) {
+		if (split_plan_add(&plan, end, cost, stored, &range)) {
 			ret = split_queue(ck, s, &range, &ml);
 			if (ret != FSCK_OK)
 				return ret;

@@ -131,6 +131,9 @@ static struct file_task *file_task_new(struct checker *ck,
 /* The task was not queued: finish it here so that its slot is done. */
 static void file_task_abandon(struct checker *ck, struct file_task *t)
 {
+	if (t->split)
+		split_free(t->split);
+	t->split = NULL;
 	file_task_close(t, FSCK_STOP, NULL, true);
 	report_task_done(ck->rep, &t->rep);
 }
@@ -138,7 +141,8 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 /*
  * Is t to be held (task_hold())? When its data is decoded and lies in the
  * packed inode, whose extents are then decoded once each, in a row,
- * rather than evicted between files that the walk meets out of order.
+ * rather than evicted between files that the walk meets out of order. A
+ * split file is held whole and its pieces queued when it is released.
  */
 static bool file_task_holds(const struct checker *ck, const struct file_task *t)
 {
@@ -199,6 +203,39 @@ static enum fsck_result task_stop_if(struct checker *ck, struct file_task *t,
 	return ret;
 }
 
+static bool split_room(void *arg)
+{
+	const struct checker *ck = arg;
+
+	return __atomic_load_n(&ck->splits_open, __ATOMIC_RELAXED) <
+	       ck->splits_max;
+}
+
+/*
+ * Every split file in flight holds a descriptor (and, hashed, a window of
+ * bytes): wait for one to end when as many as allowed are.
+ */
+static void task_split_wait(struct checker *ck)
+{
+	if (split_room(ck))
+		return;
+	/* their pieces may sit in the batch being filled */
+	erofs_pool_flush(ck->pool);
+	report_wait_for(ck->rep, split_room, ck);
+}
+
+/* A split file's pieces, or a whole file's task, to the pool. */
+static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
+				   struct split_file *s,
+				   const struct fsck_loc *loc)
+{
+	if (!s)
+		return file_task_queue(ck, t);
+	t->split = NULL;
+	task_split_wait(ck);
+	return split_submit(ck, s, loc);
+}
+
 static int fragment_order(const void *a, const void *b)
 {
 	const struct file_task *p = *(struct file_task *const *)a;
@@ -224,11 +261,12 @@ void task_release(struct checker *ck)
 		struct file_task *t = ck->held[i];
 
 		check_loc(&loc, t->path, t->pathlen, &t->inode);
-		if (fsck_result_goes_on(ret))
+		/* a split file's pieces decode its packed extents */
+		if (fsck_result_goes_on(ret) && !t->split)
 			ret = fsck_result_of(readahead_file(ck->ra, &t->inode,
 							    ck->rep, &loc));
 		if (fsck_result_goes_on(ret))
-			ret = file_task_queue(ck, t);
+			ret = task_queue(ck, t, t->split, &loc);
 		if (!fsck_result_goes_on(ret) && !t->started)
 			file_task_abandon(ck, t);
 	}
@@ -282,18 +320,10 @@ enum fsck_result task_submit_file(struct checker *ck,
 	}
 	while (ck->rep->q_tasks >= TASK_MAX_PENDING && task_throttle(ck))
 		;
-	/* every split file in flight holds a descriptor */
-	while (s &&
-	       __atomic_load_n(&ck->splits_open, __ATOMIC_RELAXED) >=
-		       ck->splits_max &&
-	       task_throttle(ck))
-		;
 	report_task_init(ck->rep, &t->rep, &t->slot, file_task_complete, t);
-	if (!s && file_task_holds(ck, t))
+	if (file_task_holds(ck, t)) {
+		t->split = s;
 		return task_hold(ck, t);
-	if (s)
-		ret = split_submit(ck, s, loc);
-	else
-		ret = file_task_queue(ck, t);
-	return task_stop_if(ck, t, ret);
+	}
+	return task_stop_if(ck, t, task_queue(ck, t, s, loc));
 }

@@ -538,16 +538,27 @@ void report_drain(struct report *r)
 	}
 }
 
-void report_wait_head(struct report *r)
+void report_wait_for(struct report *r, bool (*ready)(void *arg), void *arg)
 {
-	struct report_slot *s = r->q_head;
-
-	if (!s || !r->threaded)
+	if (!r->threaded)
 		return;
 	pthread_mutex_lock(&r->lock);
-	while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+	while (!ready(arg))
 		pthread_cond_wait(&r->cond, &r->lock);
 	pthread_mutex_unlock(&r->lock);
+}
+
+static bool slot_done(void *arg)
+{
+	const struct report_slot *s = arg;
+
+	return __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+}
+
+void report_wait_head(struct report *r)
+{
+	if (r->q_head)
+		report_wait_for(r, slot_done, r->q_head);
 }
 
 void report_detached_init(const struct report *main, struct report *r,

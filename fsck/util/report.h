@@ -201,6 +201,12 @@ void report_drain(struct report *r);
 void report_wait_head(struct report *r);
 
 /*
+ * Wait until ready(arg), which is asked again each time a task is marked
+ * done (report_task_done()); ready must turn true only by tasks ending.
+ */
+void report_wait_for(struct report *r, bool (*ready)(void *arg), void *arg);
+
+/*
  * A report that collects messages without being queued (a piece of a
  * split file): report_take() later moves them, with the counters, into a
  * task's report, or report_discard() drops them.

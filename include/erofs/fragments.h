@@ -65,6 +65,18 @@ int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		    uint64_t off, void *out, size_t len);
 
 /*
+ * The part of fragment extent map (EROFS_LOC_FRAGMENT, one erofs_map()
+ * returned for a file) from file offset pos on that one extent of the
+ * packed inode holds: an extent of the file of its own, read as map would
+ * be, so that a file cut there has each piece decode a packed extent of
+ * its own. packed gets that packed-inode extent. 0 or a negative errno,
+ * with ctx->err set.
+ */
+int erofs_frag_map_part(struct erofs_ctx *ctx, const struct erofs_map *map,
+			uint64_t pos, struct erofs_map *part,
+			struct erofs_map *packed);
+
+/*
  * Read-ahead: decode map, an extent of the packed inode, into the
  * cache, unless it is there already or being decoded, or the cache would
  * not keep it. Never waits for another thread's decode. An extent that is
