@@ -130,6 +130,11 @@ int checker_finish(struct checker *ck)
 		ret = erofs_pool_wait(ck->pool);
 	}
 	report_drain(ck->rep);
+	if (ck->stats.split_files)
+		report_msg(ck->rep, FSCK_LVL_DEBUG,
+			   "split files: %llu, in %llu pieces",
+			   (unsigned long long)ck->stats.split_files,
+			   (unsigned long long)ck->stats.pieces);
 	if (ret)
 		ck->stopped = true;
 	check_count_links(ck);

@@ -18,10 +18,16 @@
 # the budget plus what readers and prefetches in flight pin (one extent of
 # at most a quarter of the budget each: 2N + 1 of them with N threads).
 #
-# Last, the count of packed bytes decoded (--json): with the default cache,
+# Then the count of packed bytes decoded (--json): with the default cache,
 # which holds these packed inodes whole, every encoded byte is decoded
 # exactly once at -j1 and -j2; with a cache of two extents, that -j2
 # extraction decodes some again (the count can tell).
+#
+# Last, files whose data is one fragment longer than the read-ahead window
+# (EROFS_FSCK_READAHEAD=4096) are cut at the packed inode's extents: -j2
+# splits them into more pieces than files (its -d7 line "split files: N,
+# in M pieces"), decodes every packed byte once, and extracts the same
+# tree as -j1.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -185,10 +191,47 @@ print(d["packed_encoded_bytes"], d["packed_decoded_bytes"])' \
 	fi
 }
 
+# cut_fragments NAME PATH: whole fragments past the window, in pieces
+cut_fragments()
+{
+	local name=$1 img=$2 rc files=0 pieces=0 enc dec
+	run_fsck "$scratch/c.out" "$scratch/c.err" -j1 \
+		--extract="$xroot/t1" "$img"
+	tree "$xroot/t1" >"$scratch/c1.tree" 2>&1
+	EROFS_FSCK_READAHEAD=4096 EROFS_FSCK_SPLIT=1000 run_fsck \
+		"$scratch/c.json" "$scratch/c.err" -d7 -j2 --json \
+		--extract="$xroot/t2" "$img"
+	rc=$?
+	tree "$xroot/t2" >"$scratch/c2.tree" 2>&1
+	rm -rf "$xroot/t1" "$xroot/t2"
+	read -r files pieces < <(sed -n \
+		's/.*split files: \([0-9]*\), in \([0-9]*\) pieces.*/\1 \2/p' \
+		"$scratch/c.err")
+	read -r enc dec < <("$PYTHON3" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["packed_encoded_bytes"], d["packed_decoded_bytes"])' \
+		"$scratch/c.json" 2>>"$scratch/c.err")
+	if [ "$rc" != 0 ] || ! cmp -s "$scratch/c1.tree" "$scratch/c2.tree"
+	then
+		tap_not_ok "$name, fragments cut: exit $rc or another tree than -j1" \
+			"$scratch/c.err"
+	elif ! [ "${pieces:-0}" -gt "${files:-0}" ] ||
+		! [ "${files:-0}" -gt 0 ]; then
+		tap_not_ok "$name, fragments cut: '$files' files in '$pieces' pieces" \
+			"$scratch/c.err"
+	elif [ -z "$enc" ] || [ "$enc" != "$dec" ]; then
+		tap_not_ok "$name, fragments cut: '$dec' of '$enc' decoded" \
+			"$scratch/c.err"
+	else
+		tap_ok "$name, fragments cut: $files files in $pieces pieces," \
+			"$enc packed bytes decoded once, same tree as -j1"
+	fi
+}
+
 set -- $images
 count=$#
 set -- $damaged
-tap_plan $((count + $# + 3))
+tap_plan $((count + $# + 4))
 for name in $images; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	check "$name" "$path"
@@ -207,3 +250,5 @@ zstd-c64k-fragments.erofs 2097152
 EOF
 resolve lz4hc-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
 decoded lz4hc-fragments.erofs "$path"
+resolve lz4hc-all-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
+cut_fragments lz4hc-all-fragments.erofs "$path"

@@ -56,6 +56,9 @@ struct fsck_stats {
 	 */
 	uint64_t packed_encoded;
 	uint64_t packed_decoded;
+	/* files checked in pieces by several workers (pieces.h) */
+	uint64_t split_files;
+	uint64_t pieces;
 };
 
 /* What a thread checks with: its context, report and buffer. */

@@ -201,11 +201,11 @@ bool pieces_worth(const struct checker *ck, const struct erofs_inode *inode)
 
 	if (!ck->split_ns || !ck->decode || !erofs_pool_threads(ck->pool))
 		return false;
-	if (ck->ra->window && inode->z.whole_fragment &&
-	    readahead_fragment(inode, &off, &len))
-		return len > ck->ra->window;
 	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
-	return split_worth(cost, ck->split_ns);
+	if (!split_worth(cost, ck->split_ns))
+		return false;
+	return !ck->ra->window || !inode->z.whole_fragment ||
+	       !readahead_fragment(inode, &off, &len) || len > ck->ra->window;
 }
 
 struct split_file *split_new(struct file_task *t)
@@ -492,6 +492,8 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 	}
 	ret = fsck_result_of(
 		erofs_pool_submit(ck->pool, piece_run, p, range->cost));
+	if (ret == FSCK_OK)
+		ck->stats.pieces++;
 	if (ret != FSCK_OK) {
 		/* not queued; the walker's reference keeps s */
 		__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
@@ -601,6 +603,7 @@ enum fsck_result split_submit(struct checker *ck, struct split_file *s,
 	enum fsck_result ret, last;
 
 	s->t->started = true;
+	ck->stats.split_files++;
 	__atomic_add_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
 	ret = split_head(ck, s, loc);
 	s->head = ret;

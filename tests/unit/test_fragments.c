@@ -5,7 +5,8 @@
  * packed-inode pcluster is decoded once however many files and threads
  * share it; a small budget evicts and still reads right; a damaged packed
  * pcluster fails every read that needs it, with no wrong data and no hang;
- * images without fragments get no cache.
+ * images without fragments get no cache; a fragment cut into parts at the
+ * packed inode's extents reads the same bytes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -330,6 +331,109 @@ START_TEST(test_fragment_images)
 }
 END_TEST
 
+/*
+ * Cut the fragment map of a file into parts from its start; check that
+ * they tile it, each within one packed extent, and read what the whole
+ * map reads there. The parts' count.
+ */
+static unsigned int cut_fragment(struct erofs_ctx *ctx,
+				 const struct erofs_inode *ino,
+				 const struct erofs_map *whole)
+{
+	static uint8_t a[1 << 20], b[1 << 20];
+	struct erofs_map part, packed;
+	uint64_t pos = whole->la, end = whole->la + whole->llen;
+	unsigned int parts = 0;
+
+	while (pos < end) {
+		ck_assert_int_eq(erofs_frag_map_part(ctx, whole, pos, &part,
+						     &packed),
+				 0);
+		ck_assert_uint_eq(part.la, pos);
+		ck_assert_uint_gt(part.llen, 0);
+		ck_assert_uint_le(part.la + part.llen, end);
+		ck_assert_uint_eq(part.pa, whole->pa + (pos - whole->la));
+		ck_assert_uint_ge(part.pa, packed.la);
+		ck_assert_uint_le(part.pa + part.llen, packed.la + packed.llen);
+		/* a part ends with its packed extent or with the fragment */
+		ck_assert(part.pa + part.llen == packed.la + packed.llen ||
+			  part.la + part.llen == end);
+		if (part.llen <= sizeof(a)) {
+			ck_assert_int_eq(erofs_extent_read(ctx, ino, &part, 0,
+							   a, part.llen),
+					 0);
+			ck_assert_int_eq(erofs_extent_read(ctx, ino, whole,
+							   pos - whole->la, b,
+							   part.llen),
+					 0);
+			ck_assert(!memcmp(a, b, part.llen));
+		}
+		pos += part.llen;
+		parts++;
+	}
+	return parts;
+}
+
+START_TEST(test_fragment_parts)
+{
+	struct erofs_map whole, other;
+	struct erofs_image *img;
+	struct erofs_inode ino;
+	unsigned int i, n, files, parts, cut = 0;
+	struct erofs_ctx ctx;
+	struct manifest m;
+	char path[512];
+	uint64_t nid;
+	size_t k;
+
+	for (i = 0; i < sizeof(frag_images) / sizeof(frag_images[0]); i++) {
+		unit_fixture(path, sizeof(path), frag_images[i]);
+		manifest_load(&m, path);
+		img = image_open(path);
+		ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
+		files = parts = 0;
+		for (k = 0; k < m.n; k++) {
+			ck_assert_int_eq(erofs_lookup(&ctx, m.f[k].path, &nid),
+					 0);
+			ck_assert_int_eq(erofs_read_inode(&ctx, nid, &ino), 0);
+			if (!ino.size || !erofs_inode_is_compressed(&ino))
+				continue;
+			ck_assert_int_eq(
+				erofs_map(&ctx, &ino, ino.size - 1, &whole), 0);
+			if (whole.loc != EROFS_LOC_FRAGMENT)
+				continue;
+			files++;
+			n = cut_fragment(&ctx, &ino, &whole);
+			parts += n;
+			cut += n > 1;
+			/* only a fragment is cut, and only inside it */
+			if (whole.la) {
+				ck_assert_int_eq(
+					erofs_map(&ctx, &ino, 0, &other), 0);
+				ck_assert_int_eq(
+					erofs_frag_map_part(&ctx, &other, 0,
+							    &other, &other),
+					-EINVAL);
+				erofs_err_drop(&ctx.err);
+			}
+			ck_assert_int_eq(
+				erofs_frag_map_part(&ctx, &whole,
+						    whole.la + whole.llen,
+						    &other, &other),
+				-EINVAL);
+			erofs_err_drop(&ctx.err);
+		}
+		fprintf(stderr, "%s: %u fragments in %u parts\n",
+			frag_images[i], files, parts);
+		erofs_ctx_fini(&ctx);
+		erofs_image_close(img);
+		free(m.f);
+	}
+	/* some fragment spans packed extents: the cut was tried */
+	ck_assert_uint_gt(cut, 0);
+}
+END_TEST
+
 START_TEST(test_small_budget)
 {
 	struct erofs_frag_stats st;
@@ -583,6 +687,7 @@ static Suite *fragments_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_fragment_images);
+	tcase_add_test(tc, test_fragment_parts);
 	tcase_add_test(tc, test_small_budget);
 	tcase_add_test(tc, test_no_cache_without_fragments);
 	tcase_add_test(tc, test_damaged_packed);
