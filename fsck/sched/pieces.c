@@ -68,6 +68,7 @@ struct file_piece {
 	struct split_piece range;
 	struct erofs_map *maps; /* the planner's, from range.start */
 	size_t nmaps, used;
+	bool from_cache; /* hashed: its bytes are fragments, all mapped */
 	bool cut_short; /* stopped: its outcome does not count */
 	uint64_t physical; /* stored bytes up to a failure */
 	enum fsck_result ret; /* of a failed piece */
@@ -357,6 +358,27 @@ static enum fsck_result split_put(struct split_file *s)
 	return split_finish(s);
 }
 
+/*
+ * A hashed piece whose bytes are fragments keeps none of them: it has the
+ * fragment cache decode its packed extents now, alongside the pieces
+ * before it, and reads them from there when its turn to hash comes. Its
+ * extents are a packed extent each, larger than the window: kept, it
+ * would have waited for room, one piece at a time.
+ */
+static void piece_prefetch(struct fsck_worker *w, const struct file_piece *p)
+{
+	struct erofs_map part, packed;
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++) {
+		/* advisory: a failure is met again when the bytes are read */
+		if (erofs_frag_map_part(w->ctx, &p->maps[i], p->maps[i].la,
+					&part, &packed) ||
+		    erofs_frag_prefetch(w->ctx, &packed))
+			erofs_err_drop(&w->ctx->err);
+	}
+}
+
 static bool piece_goes_on(void *arg)
 {
 	return !piece_cut_short(arg);
@@ -401,6 +423,10 @@ static int piece_run(void *worker, void *arg)
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	of.loc = &loc;
 	w->rep = &p->rep;
+	if (out && p->from_cache && !piece_cut_short(p)) {
+		piece_prefetch(w, p);
+		out_stream(out);
+	}
 	if (!piece_cut_short(p))
 		ret = check_range(w, &t->inode, &loc, true, &ds, p->range.start,
 				  p->range.end, &src);
@@ -448,6 +474,21 @@ static void map_list_add(struct map_list *ml, const struct erofs_map *map)
 	ml->maps[ml->n++] = *map;
 }
 
+/* Are the maps of a piece over range fragments, all of them? */
+static bool maps_from_cache(const struct map_list *ml,
+			    const struct split_piece *range)
+{
+	size_t i;
+
+	if (ml->full || !ml->n ||
+	    ml->maps[ml->n - 1].la + ml->maps[ml->n - 1].llen != range->end)
+		return false;
+	for (i = 0; i < ml->n; i++)
+		if (ml->maps[i].loc != EROFS_LOC_FRAGMENT)
+			return false;
+	return true;
+}
+
 /*
  * Queue one piece with the maps in ml, which starts again empty. Only
  * with threads: submit then never runs it inline.
@@ -463,6 +504,7 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 	if (p) {
 		p->maps = ml->maps;
 		p->nmaps = ml->n;
+		p->from_cache = s->hashing && maps_from_cache(ml, range);
 	} else {
 		free(ml->maps);
 	}
@@ -481,7 +523,7 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 	if (p->out) {
 		p->out->item.seq = s->pieces++;
 		/* a piece keeps at most that much (struct piece_out) */
-		len = range->end - range->start;
+		len = p->from_cache ? 0 : range->end - range->start;
 		p->out->item.bytes = len < PIECES_WINDOW_BYTES
 					     ? (size_t)len
 					     : PIECES_WINDOW_BYTES;
