@@ -27,7 +27,8 @@
 # (EROFS_FSCK_READAHEAD=4096) are cut at the packed inode's extents: -j2
 # splits them into more pieces than files (its -d7 line "split files: N,
 # in M pieces"), decodes every packed byte once, and extracts the same
-# tree as -j1.
+# tree as -j1; its --manifest, whose pieces hash from the fragment cache,
+# is the same as -j1's.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -198,6 +199,9 @@ cut_fragments()
 	run_fsck "$scratch/c.out" "$scratch/c.err" -j1 \
 		--extract="$xroot/t1" "$img"
 	tree "$xroot/t1" >"$scratch/c1.tree" 2>&1
+	run_fsck "$scratch/c1.mf" "$scratch/c.err" -j1 --manifest "$img"
+	EROFS_FSCK_READAHEAD=4096 EROFS_FSCK_SPLIT=1000 run_fsck \
+		"$scratch/c2.mf" "$scratch/c.err" -j2 --manifest "$img"
 	EROFS_FSCK_READAHEAD=4096 EROFS_FSCK_SPLIT=1000 run_fsck \
 		"$scratch/c.json" "$scratch/c.err" -d7 -j2 --json \
 		--extract="$xroot/t2" "$img"
@@ -222,9 +226,14 @@ print(d["packed_encoded_bytes"], d["packed_decoded_bytes"])' \
 	elif [ -z "$enc" ] || [ "$enc" != "$dec" ]; then
 		tap_not_ok "$name, fragments cut: '$dec' of '$enc' decoded" \
 			"$scratch/c.err"
+	elif ! [ -s "$scratch/c1.mf" ] ||
+		! cmp -s "$scratch/c1.mf" "$scratch/c2.mf"; then
+		tap_not_ok "$name, fragments cut: another manifest than -j1" \
+			"$scratch/c.err"
 	else
 		tap_ok "$name, fragments cut: $files files in $pieces pieces," \
-			"$enc packed bytes decoded once, same tree as -j1"
+			"$enc packed bytes decoded once, same tree and" \
+			"manifest as -j1"
 	fi
 }
 
