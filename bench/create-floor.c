@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * create-floor DIR [FILES [BYTES]]: the cost in the kernel of creating
- * FILES small files of BYTES bytes in DIR (a fresh directory on the
- * filesystem to measure), the way fsck.erofs --extract=DIR does it, for
- * each way it can:
+ * create-floor DIR [FILES [BYTES [THREADS]]]: the cost in the kernel of
+ * creating FILES small files of BYTES bytes in DIR (a fresh directory on
+ * the filesystem to measure), the way fsck.erofs --extract=DIR does it,
+ * for each way it can:
  *
  *   before   openat(O_CREAT|O_EXCL), fstat, pwrite, fchown, futimens,
  *            close: extraction before it was crash-safe
@@ -15,11 +15,18 @@
  *            calls without any crash safety, for reference
  *
  * Prints microseconds per file for each, three rounds in turn (the
- * figures of an idle machine are the ones to quote). No decoding, no
- * threads: the floor under small-file extraction.
+ * figures of an idle machine are the ones to quote). No decoding: the
+ * floor under small-file extraction. With THREADS (default 1) above 1,
+ * that many threads share the FILES, and each way runs twice: "shared",
+ * every thread creating in the same directory (file i by thread i mod
+ * THREADS), and "apart", each thread in a directory of its own; the time
+ * is the wall time over FILES, so that a speed-up shows as a smaller
+ * figure than one thread's.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +37,10 @@
 enum way { BEFORE, TMPFILE, HIDDEN, PLAIN, NWAYS };
 
 static const char *const way_names[NWAYS] = {
-	"before", "tmpfile", "hidden", "plain",
+	"before",
+	"tmpfile",
+	"hidden",
+	"plain",
 };
 
 static double now(void)
@@ -41,8 +51,8 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static int create_one(enum way way, int dfd, const char *name,
-		      const char *buf, size_t len)
+static int create_one(enum way way, int dfd, const char *name, const char *buf,
+		      size_t len)
 {
 	static const struct timespec ts[2] = { { 1700000000, 0 },
 					       { 1700000000, 0 } };
@@ -75,29 +85,100 @@ static int create_one(enum way way, int dfd, const char *name,
 	return ret;
 }
 
-/* A fresh subdirectory of top per way and round; -1 on failure. */
-static int fresh_dir(int top, enum way way, int round)
+/* A fresh subdirectory of top named for the run; -1 on failure. */
+static int fresh_dir(int top, const char *name)
 {
-	char name[32];
-
-	snprintf(name, sizeof(name), "%s.%d", way_names[way], round);
 	if (mkdirat(top, name, 0755))
 		return -1;
 	return openat(top, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+struct creator {
+	pthread_t tid;
+	enum way way;
+	int dfd;
+	long first, step, files;
+	const char *buf;
+	size_t len;
+	int err;
+};
+
+static void *creator_run(void *arg)
+{
+	struct creator *c = arg;
+	char name[32];
+	long i;
+
+	for (i = c->first; i < c->files && !c->err; i += c->step) {
+		snprintf(name, sizeof(name), "f%07ld", i);
+		c->err = create_one(c->way, c->dfd, name, c->buf, c->len);
+	}
+	return NULL;
+}
+
+/*
+ * files files by threads threads, in one directory (apart false) or one
+ * each, under top, in the way given: microseconds per file, or -1.
+ */
+static double run_way(int top, enum way way, int round, int threads, bool apart,
+		      long files, const char *buf, size_t len)
+{
+	struct creator c[64];
+	char name[48];
+	double t0, t;
+	int k, shared = -1, ret = 0;
+
+	snprintf(name, sizeof(name), "%s.%s.%d", way_names[way],
+		 apart ? "apart" : "shared", round);
+	if (!apart && (shared = fresh_dir(top, name)) < 0)
+		return -1;
+	for (k = 0; k < threads; k++) {
+		char sub[64];
+
+		snprintf(sub, sizeof(sub), "%s.%d", name, k);
+		c[k] = (struct creator){ .way = way,
+					 .first = k,
+					 .step = threads,
+					 .files = files,
+					 .buf = buf,
+					 .len = len };
+		c[k].dfd = apart ? fresh_dir(top, sub) : dup(shared);
+		if (c[k].dfd < 0)
+			return -1;
+	}
+	t0 = now();
+	for (k = 0; k < threads; k++)
+		if (pthread_create(&c[k].tid, NULL, creator_run, &c[k]))
+			return -1;
+	for (k = 0; k < threads; k++) {
+		pthread_join(c[k].tid, NULL);
+		if (c[k].err && !ret)
+			ret = c[k].err;
+		close(c[k].dfd);
+	}
+	t = now() - t0;
+	if (shared >= 0)
+		close(shared);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", way_names[way], strerror(-ret));
+		return -1;
+	}
+	return t / (double)files * 1e6;
 }
 
 int main(int argc, char **argv)
 {
 	long files = argc > 2 ? atol(argv[2]) : 20000;
 	size_t len = argc > 3 ? (size_t)atol(argv[3]) : 1500;
-	char name[32], *buf;
-	int top, round, dfd, err;
+	int threads = argc > 4 ? atoi(argv[4]) : 1;
+	int top, round, apart;
 	enum way way;
-	long i;
-	double t0;
+	double us;
+	char *buf;
 
-	if (argc < 2 || files <= 0) {
-		fprintf(stderr, "usage: %s DIR [FILES [BYTES]]\n", argv[0]);
+	if (argc < 2 || files <= 0 || threads < 1 || threads > 64) {
+		fprintf(stderr, "usage: %s DIR [FILES [BYTES [THREADS]]]\n",
+			argv[0]);
 		return 2;
 	}
 	top = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -106,29 +187,20 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	printf("# %ld files of %zu bytes in %s; microseconds per file\n",
-	       files, len, argv[1]);
+	printf("# %ld files of %zu bytes in %s by %d thread%s; microseconds per file\n",
+	       files, len, argv[1], threads, threads > 1 ? "s" : "");
 	for (round = 0; round < 3; round++) {
-		for (way = 0; way < NWAYS; way++) {
-			dfd = fresh_dir(top, way, round);
-			if (dfd < 0) {
-				perror("mkdirat");
-				return 1;
-			}
-			t0 = now();
-			for (i = 0; i < files; i++) {
-				snprintf(name, sizeof(name), "f%07ld", i);
-				err = create_one(way, dfd, name, buf, len);
-				if (err) {
-					fprintf(stderr, "%s: %s\n",
-						way_names[way], strerror(-err));
+		for (apart = 0; apart <= (threads > 1); apart++) {
+			if (threads > 1)
+				printf("%-7s", apart ? "apart" : "shared");
+			for (way = 0; way < NWAYS; way++) {
+				us = run_way(top, way, round, threads, apart,
+					     files, buf, len);
+				if (us < 0)
 					return 1;
-				}
+				printf("%-8s %6.2f%s", way_names[way], us,
+				       way + 1 < NWAYS ? "   " : "\n");
 			}
-			printf("%-8s %6.2f%s", way_names[way],
-			       (now() - t0) / (double)files * 1e6,
-			       way + 1 < NWAYS ? "   " : "\n");
-			close(dfd);
 		}
 	}
 	return 0;

@@ -9,7 +9,8 @@
  * decoding it again. Readers hold a reference while they copy out, so the
  * lock is only held to find, pin and unpin entries. Entries that nobody
  * holds are evicted, least recently used first, to stay within the
- * budget; pinned ones may take it over by what the readers in flight use.
+ * budget, those read ahead and not read yet after all others; pinned ones
+ * may take it over by what the readers in flight use.
  *
  * An extent that is corrupt or cannot be read stays in the table as
  * failed, with its error and without data, charged like a decoded one:
@@ -46,6 +47,7 @@ struct frag_entry {
 	unsigned int refs;		/* the table's own, plus readers' */
 	bool ready;
 	bool failed;
+	bool unread; /* read ahead, for a reader to come */
 	struct erofs_err err;		/* why it failed, if data is NULL */
 	struct frag_entry *hnext;	/* hash chain */
 	struct frag_entry *prev, *next;	/* LRU, most recent first */
@@ -241,17 +243,30 @@ static void frag_put(struct erofs_frag_cache *fc, struct frag_entry *e)
 		entry_free(e);
 }
 
-static void frag_evict(struct erofs_frag_cache *fc)
+/* Evict what nobody holds, least recently used first; unread too or not. */
+static void frag_evict_pass(struct erofs_frag_cache *fc, bool unread)
 {
 	struct frag_entry *e = fc->lru.prev, *prev;
 
 	for (; e != &fc->lru && fc->st.bytes > fc->budget; e = prev) {
 		prev = e->prev;
-		if (e->refs > 1 || !(e->ready || e->failed))
+		if (e->refs > 1 || !(e->ready || e->failed) ||
+		    (e->unread && !unread))
 			continue;
 		frag_remove(fc, e);
 		fc->st.evictions++;
 	}
+}
+
+/*
+ * Extents read ahead and not read yet go last: their readers are on the
+ * way, while readers decoding on their own (the pieces of a long fragment)
+ * insert extents after them that would push them out first.
+ */
+static void frag_evict(struct erofs_frag_cache *fc)
+{
+	frag_evict_pass(fc, false);
+	frag_evict_pass(fc, true);
 }
 
 /* A new pending entry for map, owned by the caller; NULL without memory. */
@@ -358,6 +373,7 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		if (e->ready) {
 			lru_unlink(e);
 			lru_push(fc, e);
+			e->unread = false;
 			fc->st.hits++;
 			*out = e;
 		} else {
@@ -492,6 +508,8 @@ static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	pthread_mutex_lock(&fc->lock);
 	if (!frag_find(fc, map->la)) {
 		e = frag_insert(fc, map);
+		if (e)
+			e->unread = true;
 		fc->st.prefetches += e != NULL;
 	}
 	pthread_mutex_unlock(&fc->lock);

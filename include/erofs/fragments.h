@@ -83,6 +83,8 @@ int erofs_frag_map_part(struct erofs_ctx *ctx, const struct erofs_map *map,
  * corrupt or cannot be read is remembered as failed, with its error, for
  * the reader that needs it to report: returns 1 when this call decoded
  * (or failed) the extent, 0 when there was nothing to do, or -ENOMEM.
+ * Until a reader reads it, the extent is evicted only after every extent
+ * read already.
  */
 int erofs_frag_prefetch(struct erofs_ctx *ctx, const struct erofs_map *map);
 

@@ -6,7 +6,8 @@
  * share it; a small budget evicts and still reads right; a damaged packed
  * pcluster fails every read that needs it, with no wrong data and no hang;
  * images without fragments get no cache; a fragment cut into parts at the
- * packed inode's extents reads the same bytes.
+ * packed inode's extents reads the same bytes; extents read ahead for a
+ * reader to come are evicted last.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -680,6 +681,47 @@ START_TEST(test_want)
 }
 END_TEST
 
+/*
+ * An extent read ahead and not read yet is evicted after those readers
+ * decoded on their own: with the cache filled by readers after it, the
+ * oldest extent, unread, outlives the second oldest, read.
+ */
+START_TEST(test_unread_last)
+{
+	static struct erofs_map maps[WANT_EXTENTS];
+	struct erofs_frag_stats st;
+	struct erofs_image *img;
+	struct erofs_ctx ctx;
+	struct erofs_err err;
+	uint64_t budget = 0;
+	unsigned int n, i;
+	char path[512];
+
+	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
+	img = image_open(path);
+	ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
+	n = cacheable_extents(&ctx, maps, WANT_EXTENTS);
+	for (i = 0; i < n; i++)
+		if (4 * maps[i].llen > budget)
+			budget = 4 * maps[i].llen;
+	erofs_err_clear(&err);
+	ck_assert_int_eq(erofs_frag_cache_create(img, (size_t)budget, &err), 0);
+	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[0]), 1);
+	for (i = 1; i < n; i++) {
+		ck_assert(read_decodes(&ctx, &maps[i]));
+		erofs_frag_cache_stats(img, &st);
+		if (st.evictions)
+			break;
+	}
+	ck_assert_uint_lt(i, n);
+	ck_assert_uint_ge(i, 2);
+	ck_assert(!read_decodes(&ctx, &maps[0]));
+	ck_assert(read_decodes(&ctx, &maps[1]));
+	erofs_ctx_fini(&ctx);
+	erofs_image_close(img);
+}
+END_TEST
+
 static Suite *fragments_suite(void)
 {
 	Suite *s = suite_create("fragments");
@@ -693,6 +735,7 @@ static Suite *fragments_suite(void)
 	tcase_add_test(tc, test_damaged_packed);
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_want);
+	tcase_add_test(tc, test_unread_last);
 	suite_add_tcase(s, tc);
 	return s;
 }
