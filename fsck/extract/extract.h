@@ -18,7 +18,11 @@
  *   unnamed (O_TMPFILE) and linked into place, or, where there is no
  *   O_TMPFILE, written under a hidden name (created with O_EXCL and
  *   O_NOFOLLOW) and renamed. A file whose data fails, or a run killed by
- *   SIGKILL, leaves nothing under its name looking complete.
+ *   SIGKILL, leaves nothing under its name looking complete. The unnamed
+ *   way is the cheaper, on ext4 and tmpfs, by one thread or two sharing
+ *   a directory (bench/create-floor, bench/README.md): a hidden name
+ *   takes the directory's lock twice (created, then renamed), an unnamed
+ *   file once (linked).
  *
  * Threads. The walker thread creates directories (mkdirat, then opens
  * them), symlinks, device nodes, fifos and sockets, and queues regular
