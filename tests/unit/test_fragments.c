@@ -633,6 +633,31 @@ static bool read_decodes(struct erofs_ctx *ctx, const struct erofs_map *m)
 }
 
 /*
+ * lz4hc-all-fragments.erofs with a cache of four of its largest extents,
+ * ctx on it, and its first *n cacheable extents in maps: the budget.
+ */
+static uint64_t small_cache(struct erofs_image **img, struct erofs_ctx *ctx,
+			    struct erofs_map *maps, unsigned int *n)
+{
+	struct erofs_err err;
+	uint64_t budget = 0;
+	char path[512];
+	unsigned int i;
+
+	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
+	*img = image_open(path);
+	ck_assert_int_eq(erofs_ctx_init(ctx, *img), 0);
+	*n = cacheable_extents(ctx, maps, WANT_EXTENTS);
+	for (i = 0; i < *n; i++)
+		if (4 * maps[i].llen > budget)
+			budget = 4 * maps[i].llen;
+	erofs_err_clear(&err);
+	ck_assert_int_eq(erofs_frag_cache_create(*img, (size_t)budget, &err),
+			 0);
+	return budget;
+}
+
+/*
  * A reader announced with erofs_frag_want keeps its extent from being the
  * next one evicted: with the cache full of extents decoded in order, the
  * oldest, once wanted, outlives the second oldest.
@@ -643,21 +668,10 @@ START_TEST(test_want)
 	struct erofs_frag_stats st;
 	struct erofs_image *img;
 	struct erofs_ctx ctx;
-	struct erofs_err err;
-	uint64_t budget = 0, held = 0;
+	uint64_t budget, held = 0;
 	unsigned int n, i, full;
-	char path[512];
 
-	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
-	img = image_open(path);
-	ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
-	n = cacheable_extents(&ctx, maps, WANT_EXTENTS);
-	for (i = 0; i < n; i++)
-		if (4 * maps[i].llen > budget)
-			budget = 4 * maps[i].llen;
-	erofs_err_clear(&err);
-	ck_assert_int_eq(erofs_frag_cache_create(img, (size_t)budget, &err),
-			 0);
+	budget = small_cache(&img, &ctx, maps, &n);
 	ck_assert(!erofs_frag_want(img, &maps[0]));
 	for (full = 0; full < n && held + maps[full].llen <= budget; full++) {
 		ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[full]), 1);
@@ -692,20 +706,9 @@ START_TEST(test_unread_last)
 	struct erofs_frag_stats st;
 	struct erofs_image *img;
 	struct erofs_ctx ctx;
-	struct erofs_err err;
-	uint64_t budget = 0;
 	unsigned int n, i;
-	char path[512];
 
-	unit_fixture(path, sizeof(path), "lz4hc-all-fragments.erofs");
-	img = image_open(path);
-	ck_assert_int_eq(erofs_ctx_init(&ctx, img), 0);
-	n = cacheable_extents(&ctx, maps, WANT_EXTENTS);
-	for (i = 0; i < n; i++)
-		if (4 * maps[i].llen > budget)
-			budget = 4 * maps[i].llen;
-	erofs_err_clear(&err);
-	ck_assert_int_eq(erofs_frag_cache_create(img, (size_t)budget, &err), 0);
+	small_cache(&img, &ctx, maps, &n);
 	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[0]), 1);
 	for (i = 1; i < n; i++) {
 		ck_assert(read_decodes(&ctx, &maps[i]));
