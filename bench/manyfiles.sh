@@ -220,7 +220,7 @@ ratio "tmpfs -j2/-j1 speed-up" "$secs_xt1" "$secs_xt2"
 if [ -n "$have_ext4" ]; then
 	ratio "ext4 -j2/-j1 speed-up" "$secs_xe1" "$secs_xe2"
 	ratio "uncompressed ext4 -j2/-j1" "$secs_pe1" "$secs_pe2"
-	printf '%-28s %s\n' "of the uncompressed one's" "$(echo \
-		"scale=2; $secs_xe1 * $secs_pe2 / $secs_xe2 / $secs_pe1" | bc -l)"
+	printf '%-28s %.2f\n' "of the uncompressed one's" "$(echo \
+		"($secs_xe1 / $secs_xe2) / ($secs_pe1 / $secs_pe2)" | bc -l)"
 	[ -z "$ref" ] || ratio "ext4 upstream/ours-j1" "$secs_uxe" "$secs_xe1"
 fi
