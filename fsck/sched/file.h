@@ -46,7 +46,7 @@ struct file_task {
 	struct report_slot slot;
 	struct erofs_inode inode;
 	struct out_files files; /* the outputs' states of it */
-	struct split_file *split; /* held (task.h): its pieces, to queue */
+	struct split_file *split; /* its pieces, until queued (task.c) */
 	bool start; /* the start of the walk */
 	bool started; /* the task ran (or was skipped) */
 	bool skipped; /* the run had stopped */

@@ -534,18 +534,18 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 	}
 	ret = fsck_result_of(
 		erofs_pool_submit(ck->pool, piece_run, p, range->cost));
-	if (ret == FSCK_OK)
+	if (ret == FSCK_OK) {
 		ck->stats.pieces++;
-	if (ret != FSCK_OK) {
-		/* not queued; the walker's reference keeps s */
-		__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
-		if (p->out) {
-			/* its turn must still come: it breaks the hash */
-			ord_window_complete(&s->window, &p->out->item);
-		}
-		free(p->maps);
-		free(p);
+		return FSCK_OK;
 	}
+	/* not queued; the walker's reference keeps s */
+	__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	if (p->out) {
+		/* its turn must still come: it breaks the hash */
+		ord_window_complete(&s->window, &p->out->item);
+	}
+	free(p->maps);
+	free(p);
 	return ret;
 }
 

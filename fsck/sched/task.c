@@ -226,9 +226,10 @@ static void task_split_wait(struct checker *ck)
 
 /* A split file's pieces, or a whole file's task, to the pool. */
 static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
-				   struct split_file *s,
 				   const struct fsck_loc *loc)
 {
+	struct split_file *s = t->split;
+
 	if (!s)
 		return file_task_queue(ck, t);
 	t->split = NULL;
@@ -266,7 +267,7 @@ void task_release(struct checker *ck)
 			ret = fsck_result_of(readahead_file(ck->ra, &t->inode,
 							    ck->rep, &loc));
 		if (fsck_result_goes_on(ret))
-			ret = task_queue(ck, t, t->split, &loc);
+			ret = task_queue(ck, t, &loc);
 		if (!fsck_result_goes_on(ret) && !t->started)
 			file_task_abandon(ck, t);
 	}
@@ -321,9 +322,8 @@ enum fsck_result task_submit_file(struct checker *ck,
 	while (ck->rep->q_tasks >= TASK_MAX_PENDING && task_throttle(ck))
 		;
 	report_task_init(ck->rep, &t->rep, &t->slot, file_task_complete, t);
-	if (file_task_holds(ck, t)) {
-		t->split = s;
+	t->split = s;
+	if (file_task_holds(ck, t))
 		return task_hold(ck, t);
-	}
-	return task_stop_if(ck, t, task_queue(ck, t, s, loc));
+	return task_stop_if(ck, t, task_queue(ck, t, loc));
 }
