@@ -21,6 +21,7 @@
 #include "extract.h"
 #include "fsck.h"
 #include "interrupt.h"
+#include "knobs.h"
 #include "json.h"
 #include "list.h"
 #include "manifest.h"
@@ -403,18 +404,13 @@ static int walk_image(struct checker *ck, struct report *rep,
  */
 static int set_frag_cache_budget(struct report *rep, struct erofs_image *img)
 {
-	const char *env = getenv("EROFS_FSCK_FRAG_CACHE");
-	unsigned long long budget;
 	struct erofs_err err;
 	struct fsck_loc loc = { .label = rep->image, .nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
-	char *end;
+	uint64_t budget;
 	int ret;
 
-	if (!env || !*env)
-		return 0;
-	budget = strtoull(env, &end, 10);
-	if (*end || budget > SIZE_MAX)
+	if (!knob_value("EROFS_FSCK_FRAG_CACHE", &budget) || budget > SIZE_MAX)
 		return 0;
 	erofs_err_clear(&err);
 	ret = erofs_frag_cache_create(img, (size_t)budget, &err);

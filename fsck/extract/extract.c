@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "extract_internal.h"
+#include "knobs.h"
 
 void x_count(uint64_t *v)
 {
@@ -197,14 +198,15 @@ static bool has_dac_read_search(void)
  */
 static void x_how_to_link(struct extractor *x)
 {
-	const char *env = getenv("EROFS_FSCK_TMPFILE");
 	struct statfs sfs;
+	uint64_t tmpfile;
 
 	x->have_proc = !statfs("/proc/self/fd", &sfs) &&
 		       sfs.f_type == PROC_SUPER_MAGIC;
 	x->no_empty_path = !has_dac_read_search();
-	x->no_tmpfile = (env && !strcmp(env, "0")) ||
-			(x->no_empty_path && !x->have_proc);
+	x->no_tmpfile =
+		(knob_value("EROFS_FSCK_TMPFILE", &tmpfile) && !tmpfile) ||
+		(x->no_empty_path && !x->have_proc);
 }
 
 /* The extractor with its root, before DIR is opened. */

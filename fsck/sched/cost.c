@@ -8,6 +8,7 @@
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "fsck.h"
+#include "knobs.h"
 #include "split.h"
 
 #define COST_FILE_EXTRACT 20000 /* create, set metadata, close */
@@ -85,17 +86,12 @@ unsigned int cost_threads(const struct fsck_cfg *cfg,
 			  const struct erofs_image *img, uint64_t bytes,
 			  unsigned int jobs)
 {
-	const char *env = getenv("EROFS_FSCK_SYNC_NS");
-	uint64_t limit = COST_SYNC_WORK_NS;
-	char *end;
+	uint64_t limit;
 
 	if (jobs <= 1)
 		return 0;
-	if (env && *env) {
-		limit = strtoull(env, &end, 10);
-		if (*end)
-			limit = COST_SYNC_WORK_NS;
-	}
+	if (!knob_value("EROFS_FSCK_SYNC_NS", &limit))
+		limit = COST_SYNC_WORK_NS;
 	if (!limit)
 		return jobs;
 	if (!(cfg->decode || cfg->extract_dir || cfg->digests ||

@@ -10,20 +10,15 @@
 #include "erofs/inode.h"
 #include "erofs/pool.h"
 #include "interrupt.h"
+#include "knobs.h"
 #include "readahead.h"
 
 static uint64_t readahead_window(uint64_t cache_budget)
 {
-	const char *env = getenv("EROFS_FSCK_READAHEAD");
 	/* the rest keeps extents read again: dedupe points fragments back */
-	uint64_t max = cache_budget / 8 * 3;
-	unsigned long long v;
-	char *end;
+	uint64_t max = cache_budget / 8 * 3, v;
 
-	if (!env || !*env)
-		return max;
-	v = strtoull(env, &end, 10);
-	if (*end)
+	if (!knob_value("EROFS_FSCK_READAHEAD", &v))
 		return max;
 	return v < max ? v : max;
 }

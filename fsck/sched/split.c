@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include <stdlib.h>
-
+#include "knobs.h"
 #include "split.h"
 
 uint64_t split_piece_ns(void)
 {
-	const char *env = getenv("EROFS_FSCK_SPLIT");
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	if (!env || !*env)
-		return SPLIT_PIECE_NS;
-	v = strtoull(env, &end, 10);
-	return *end ? SPLIT_PIECE_NS : v;
+	return knob_value("EROFS_FSCK_SPLIT", &v) ? v : SPLIT_PIECE_NS;
 }
 
 uint64_t split_data_cost(uint64_t len, uint64_t cost_per_kib)
