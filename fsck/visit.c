@@ -135,6 +135,11 @@ int checker_finish(struct checker *ck)
 			   "split files: %llu, in %llu pieces",
 			   (unsigned long long)ck->stats.split_files,
 			   (unsigned long long)ck->stats.pieces);
+	if (ck->stats.held_files)
+		report_msg(ck->rep, FSCK_LVL_DEBUG,
+			   "held files: %llu, queued in %llu batches",
+			   (unsigned long long)ck->stats.held_files,
+			   (unsigned long long)ck->stats.hold_batches);
 	if (ret)
 		ck->stopped = true;
 	check_count_links(ck);

@@ -29,6 +29,15 @@
 # in M pieces"), decodes every packed byte once, and extracts the same
 # tree as -j1; its --manifest, whose pieces hash from the fragment cache,
 # is the same as -j1's.
+#
+# And --tar, whose ordered window holds a file's data from when its task
+# is queued: with a window of 4 MiB (EROFS_FSCK_TAR_WINDOW), less than the
+# 5.7 MB of data of the files held at once, the held files are queued in
+# as many batches as --extract queues them (-d7 "held files: N, queued in
+# M batches"): they take no room while held, so a full window does not
+# cut the hold short; with a window of one byte, where every file waits
+# for the ones before it, -j2 and -j8 still end and write the archive
+# -j1 writes with the default window.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -237,10 +246,51 @@ print(d["packed_encoded_bytes"], d["packed_decoded_bytes"])' \
 	fi
 }
 
+# tar_window NAME PATH: held files take room in --tar's window once queued
+tar_window()
+{
+	local name=$1 img=$2 j want got w rc
+	run_fsck "$scratch/w.out" "$scratch/w.err" -j1 --tar="$scratch/w1.tar" \
+		"$img"
+	want=$("$FSCK" -d7 -j2 --extract "$img" 2>&1 >/dev/null |
+		grep 'held files:')
+	for j in 1 2; do
+		EROFS_FSCK_TAR_WINDOW=4194304 run_fsck "$scratch/w.out" \
+			"$scratch/w.err" -d7 -j$j --tar="$scratch/w2.tar" "$img"
+		rc=$?
+		got=$(grep 'held files:' "$scratch/w.err")
+		if [ "$rc" != 0 ] || [ -z "$want" ] || [ "$got" != "$want" ]
+		then
+			tap_not_ok "$name, --tar -j$j, window of 4 MiB: exit $rc, '$got', --extract: '$want'" \
+				"$scratch/w.err"
+			return
+		fi
+		if ! cmp -s "$scratch/w1.tar" "$scratch/w2.tar"; then
+			tap_not_ok "$name, --tar -j$j, window of 4 MiB: another archive" \
+				"$scratch/w.err"
+			return
+		fi
+	done
+	for j in 2 8; do
+		EROFS_FSCK_TAR_WINDOW=1 run_fsck "$scratch/w.out" \
+			"$scratch/w.err" -j$j --tar="$scratch/w2.tar" "$img"
+		rc=$?
+		if [ "$rc" != 0 ] || ! cmp -s "$scratch/w1.tar" "$scratch/w2.tar"
+		then
+			tap_not_ok "$name, --tar -j$j, window of one byte: exit $rc or another archive" \
+				"$scratch/w.err"
+			return
+		fi
+	done
+	w=${want#*held files: }
+	tap_ok "$name, --tar: $w with a window of 4 MiB as with --extract;" \
+		"the same archive with a window of one byte at -j2 and -j8"
+}
+
 set -- $images
 count=$#
 set -- $damaged
-tap_plan $((count + $# + 4))
+tap_plan $((count + $# + 5))
 for name in $images; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	check "$name" "$path"
@@ -261,3 +311,4 @@ resolve lz4hc-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
 decoded lz4hc-fragments.erofs "$path"
 resolve lz4hc-all-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
 cut_fragments lz4hc-all-fragments.erofs "$path"
+tar_window lz4hc-all-fragments.erofs "$path"

@@ -39,6 +39,7 @@ struct erofs_inode;
 struct erofs_pool;
 struct checker;
 struct readahead;
+struct task_hold;
 
 /* Distinct inodes met, and the bytes of regular files. */
 struct fsck_stats {
@@ -59,6 +60,9 @@ struct fsck_stats {
 	/* files checked in pieces by several workers (pieces.h) */
 	uint64_t split_files;
 	uint64_t pieces;
+	/* files held to follow their data, in how many batches (task.c) */
+	uint64_t held_files;
+	uint64_t hold_batches;
 };
 
 /* What a thread checks with: its context, report and buffer. */
@@ -79,8 +83,7 @@ struct checker {
 	struct erofs_pool *pool;
 	struct readahead *ra;		/* of the packed inode */
 	/* sched/task.c: files held to be queued in the order of their data */
-	struct file_task **held;
-	unsigned int nheld;
+	struct task_hold *held;
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */

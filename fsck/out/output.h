@@ -14,6 +14,11 @@
  *   (struct out_entry says what they gave); a further name of an inode met
  *   before comes as it is met; the first name of a regular file comes
  *   before its data is read, and *file becomes the output's state of it.
+ * - file_queue: on the walker, when the file's work is handed to the
+ *   workers: at once after entry, or later for a file the scheduler holds
+ *   to follow the order of its data (sched/task.c), so not in walk order.
+ *   The output takes what the file's data will need there, and may wait
+ *   for room; file_room tells whether it would not wait.
  * - file_open, data, hole, file_end: on the thread that works on the file
  *   (for a split file, file_open on the walker and data and hole from the
  *   workers of its pieces, concurrently, in distinct ranges; file_end on
@@ -122,6 +127,10 @@ struct output_ops {
 	void (*dir_end)(void *priv, void *state);
 	/* optional: a directory's state the walk stopped before its end */
 	void (*dir_drop)(void *priv, void *state);
+	/* optional, both or neither */
+	bool (*file_room)(void *priv, void *file);
+	enum fsck_result (*file_queue)(void *priv, void *file,
+				       const struct out_file *of);
 	enum fsck_result (*file_open)(void *priv, void **file,
 				      const struct out_file *of);
 	enum fsck_result (*data)(void *priv, void *file,
@@ -187,6 +196,14 @@ enum fsck_result outputs_file_begin(struct outputs *l,
 				    const struct out_entry *oe,
 				    struct out_files *files);
 void outputs_dir_end(struct outputs *l, void *dir_state);
+
+/*
+ * The file's work is handed out now: may every output take it without
+ * waiting? Then each output's file_queue.
+ */
+bool outputs_file_room(const struct outputs *l, const struct out_files *files);
+enum fsck_result outputs_file_queue(struct outputs *l, struct out_files *files,
+				    const struct out_file *of);
 
 /* On the thread working on the file. */
 enum fsck_result outputs_file_open(struct outputs *l, struct out_files *files,

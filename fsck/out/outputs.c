@@ -148,6 +148,36 @@ void outputs_dir_end(struct outputs *l, void *dir_state)
 	out_dirs_free(l, dirs);
 }
 
+static bool queues(const struct output *o, const struct out_files *files,
+		   unsigned int i)
+{
+	return o->ops->file_queue && files->state[i];
+}
+
+bool outputs_file_room(const struct outputs *l, const struct out_files *files)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (queues(&l->o[i], files, i) &&
+		    !l->o[i].ops->file_room(l->o[i].priv, files->state[i]))
+			return false;
+	return true;
+}
+
+enum fsck_result outputs_file_queue(struct outputs *l, struct out_files *files,
+				    const struct out_file *of)
+{
+	enum fsck_result r = FSCK_OK;
+	unsigned int i;
+
+	for (i = 0; i < l->n && fsck_result_goes_on(r); i++)
+		if (queues(&l->o[i], files, i))
+			r = l->o[i].ops->file_queue(l->o[i].priv,
+						    files->state[i], of);
+	return r;
+}
+
 enum fsck_result outputs_file_open(struct outputs *l, struct out_files *files,
 				   const struct out_file *of)
 {

@@ -6,7 +6,9 @@
  *
  * 1. begin (walker, walk order): its fragment is read ahead
  *    (readahead.h), it is planned whole or split, the outputs get its
- *    entry (output.h) and the task is queued;
+ *    entry (output.h) and the task is queued, the outputs told of it
+ *    (file_queue); a file whose data lies in the packed inode is held
+ *    and queued later, in the order of its data (task.c);
  * 2. open (file_task_open(), on the thread that starts its data: a
  *    worker, or the walker for a split file): its xattrs are checked, the
  *    outputs open it, the digest to verify is known;

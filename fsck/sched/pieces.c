@@ -530,7 +530,7 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 		p->out->window = &s->window;
 		p->out->sha = &s->sha;
 		p->out->broken = &s->hash_broken;
-		ord_window_reserve(&s->window, p->out->item.bytes);
+		ord_window_reserve(&s->window, &p->out->item);
 	}
 	ret = fsck_result_of(
 		erofs_pool_submit(ck->pool, piece_run, p, range->cost));

@@ -224,12 +224,21 @@ static void task_split_wait(struct checker *ck)
 	report_wait_for(ck->rep, split_room, ck);
 }
 
-/* A split file's pieces, or a whole file's task, to the pool. */
+/*
+ * The outputs take what t's data needs (they may wait for room), then a
+ * split file's pieces, or a whole file's task, go to the pool.
+ */
 static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
 				   const struct fsck_loc *loc)
 {
 	struct split_file *s = t->split;
+	enum fsck_result ret;
+	struct out_file of;
 
+	file_task_out(t, ck->rep, loc, &of);
+	ret = outputs_file_queue(ck->outs, &t->files, &of);
+	if (!fsck_result_goes_on(ret))
+		return ret;
 	if (!s)
 		return file_task_queue(ck, t);
 	t->split = NULL;
@@ -237,10 +246,19 @@ static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
 	return split_submit(ck, s, loc);
 }
 
-static int fragment_order(const void *a, const void *b)
+/* Files held to be queued in the order of their data (task_hold()). */
+struct task_hold {
+	unsigned int n;
+	struct file_task *walk[TASK_HOLD_MAX]; /* in walk order */
+	unsigned int order[TASK_HOLD_MAX]; /* of walk, by fragment */
+	bool queued[TASK_HOLD_MAX]; /* walk[i] is not ours now */
+};
+
+static int fragment_order(const void *a, const void *b, void *arg)
 {
-	const struct file_task *p = *(struct file_task *const *)a;
-	const struct file_task *q = *(struct file_task *const *)b;
+	struct file_task *const *walk = arg;
+	const struct file_task *p = walk[*(const unsigned int *)a];
+	const struct file_task *q = walk[*(const unsigned int *)b];
 	uint64_t x = p->inode.z.fragmentoff, y = q->inode.z.fragmentoff;
 
 	if (x != y)
@@ -248,28 +266,61 @@ static int fragment_order(const void *a, const void *b)
 	return p->inode.nid < q->inode.nid ? -1 : p->inode.nid > q->inode.nid;
 }
 
+/* Queue held file i; once the run stops, abandon it instead. */
+static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
+				   enum fsck_result ret)
+{
+	struct file_task *t = ck->held->walk[i];
+	struct fsck_loc loc;
+
+	ck->held->queued[i] = true;
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	/* a split file's pieces decode its packed extents */
+	if (fsck_result_goes_on(ret) && !t->split)
+		ret = fsck_result_of(
+			readahead_file(ck->ra, &t->inode, ck->rep, &loc));
+	if (fsck_result_goes_on(ret))
+		ret = task_queue(ck, t, &loc);
+	/* no caller of the walk's knows the file */
+	if (ret == FSCK_NOMEM && !ck->rep->fatal)
+		report_nomem(ck->rep, &loc);
+	if (!fsck_result_goes_on(ret) && !t->started)
+		file_task_abandon(ck, t);
+	return ret;
+}
+
+/*
+ * In the order of their fragments; but an output that delivers in walk
+ * order (the archive) may have no room for a file until the files before
+ * it are delivered: those are queued first, in walk order, so that what
+ * it waits for is on its way.
+ */
 void task_release(struct checker *ck)
 {
+	struct task_hold *h = ck->held;
 	enum fsck_result ret = FSCK_OK;
-	unsigned int i, n = ck->nheld;
-	struct fsck_loc loc;
+	unsigned int i, k, first = 0, n = h ? h->n : 0;
 
 	if (!n)
 		return;
-	ck->nheld = 0;
-	qsort(ck->held, n, sizeof(*ck->held), fragment_order);
+	h->n = 0;
+	ck->stats.held_files += n;
+	ck->stats.hold_batches++;
 	for (i = 0; i < n; i++) {
-		struct file_task *t = ck->held[i];
-
-		check_loc(&loc, t->path, t->pathlen, &t->inode);
-		/* a split file's pieces decode its packed extents */
-		if (fsck_result_goes_on(ret) && !t->split)
-			ret = fsck_result_of(readahead_file(ck->ra, &t->inode,
-							    ck->rep, &loc));
-		if (fsck_result_goes_on(ret))
-			ret = task_queue(ck, t, &loc);
-		if (!fsck_result_goes_on(ret) && !t->started)
-			file_task_abandon(ck, t);
+		h->order[i] = i;
+		h->queued[i] = false;
+	}
+	qsort_r(h->order, n, sizeof(*h->order), fragment_order, h->walk);
+	for (i = 0; i < n; i++) {
+		k = h->order[i];
+		if (h->queued[k])
+			continue;
+		for (; first < k && fsck_result_goes_on(ret) &&
+		       !outputs_file_room(ck->outs, &h->walk[k]->files);
+		     first++)
+			if (!h->queued[first])
+				ret = hold_queue(ck, first, ret);
+		ret = hold_queue(ck, k, ret);
 	}
 	if (!fsck_result_goes_on(ret))
 		task_stop(ck);
@@ -279,15 +330,15 @@ int task_hold_init(struct checker *ck)
 {
 	if (!ck->decode || !ck->ctx->img->has_packed)
 		return 0;
-	ck->held = calloc(TASK_HOLD_MAX, sizeof(*ck->held));
+	ck->held = calloc(1, sizeof(*ck->held));
 	return ck->held ? 0 : -ENOMEM;
 }
 
 /* Hold t, whose slot is queued: released when TASK_HOLD_MAX are held. */
 static enum fsck_result task_hold(struct checker *ck, struct file_task *t)
 {
-	ck->held[ck->nheld++] = t;
-	if (ck->nheld == TASK_HOLD_MAX)
+	ck->held->walk[ck->held->n++] = t;
+	if (ck->held->n == TASK_HOLD_MAX)
 		task_release(ck);
 	return ck->stopped ? FSCK_STOP : FSCK_OK;
 }

@@ -30,25 +30,57 @@ void ord_window_fini(struct ord_window *w)
 	pthread_mutex_destroy(&w->lock);
 }
 
-static bool window_fits(const struct ord_window *w, size_t bytes)
+/*
+ * Under the lock: may item hold bytes more now? An item that is due
+ * always may: nothing before it is left to make room, and it makes room
+ * for all once delivered. (While a delivery runs, the item after it is
+ * due but the bytes delivered are still held.)
+ */
+static bool window_takes(const struct ord_window *w,
+			 const struct ord_item *item, size_t bytes)
 {
-	return !w->held || (w->held <= w->limit && bytes <= w->limit - w->held);
+	if ((item->seq == w->next && !w->delivering) || !w->held)
+		return true;
+	return w->held <= w->limit && bytes <= w->limit - w->held;
 }
 
-void ord_window_reserve(struct ord_window *w, size_t bytes)
+static void window_take(struct ord_window *w, struct ord_item *item,
+			size_t bytes)
 {
 	pthread_mutex_lock(&w->lock);
-	if (!window_fits(w, bytes) && w->flush) {
+	if (!window_takes(w, item, bytes) && w->flush) {
 		pthread_mutex_unlock(&w->lock);
 		w->flush(w->arg);
 		pthread_mutex_lock(&w->lock);
 	}
-	while (!window_fits(w, bytes))
+	while (!window_takes(w, item, bytes))
 		pthread_cond_wait(&w->room, &w->lock);
 	w->held += bytes;
 	if (w->held > w->peak)
 		w->peak = w->held;
 	pthread_mutex_unlock(&w->lock);
+}
+
+void ord_window_reserve(struct ord_window *w, struct ord_item *item)
+{
+	window_take(w, item, item->bytes);
+}
+
+void ord_window_grow(struct ord_window *w, struct ord_item *item, size_t bytes)
+{
+	window_take(w, item, bytes);
+	item->bytes += bytes;
+}
+
+bool ord_window_has_room(struct ord_window *w, const struct ord_item *item,
+			 size_t bytes)
+{
+	bool room;
+
+	pthread_mutex_lock(&w->lock);
+	room = window_takes(w, item, bytes);
+	pthread_mutex_unlock(&w->lock);
+	return room;
 }
 
 /* Under the lock: keep item in the list of early ones, by sequence. */

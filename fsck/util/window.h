@@ -11,8 +11,8 @@
  * order (a hash, an archive writer) needs no lock of its own.
  *
  * The bytes reserved and not yet delivered are at most the window's
- * limit, except that one item larger than the limit may always go in
- * when the window is empty: the producer waits for room. It calls the
+ * limit, except that the item due may always go in (or grow), whatever
+ * its size: the producer waits for room. It calls the
  * window's flush hook before waiting, so that work it has not handed out
  * yet (a batch being filled) cannot hold up the items it waits for.
  *
@@ -59,8 +59,25 @@ int ord_window_init(struct ord_window *w, size_t limit, ord_deliver_fn deliver,
 /* After every item was delivered. */
 void ord_window_fini(struct ord_window *w);
 
-/* Producer: wait for room for bytes more, then hold them. */
-void ord_window_reserve(struct ord_window *w, size_t bytes);
+/*
+ * Producer: wait for room for item's bytes (item numbered in sequence
+ * order), then hold them.
+ */
+void ord_window_reserve(struct ord_window *w, struct ord_item *item);
+
+/*
+ * Producer: item, reserved and not complete yet, is to hold bytes more:
+ * wait for room as ord_window_reserve() does. An item that is due never
+ * waits, so a producer that hands out items' work out of sequence order
+ * only waits for items whose work it handed out: it first grows every
+ * item before the one it grows (ord_window_has_room() tells when it need
+ * not).
+ */
+void ord_window_grow(struct ord_window *w, struct ord_item *item, size_t bytes);
+
+/* Would ord_window_grow(w, item, bytes) go on without waiting? */
+bool ord_window_has_room(struct ord_window *w, const struct ord_item *item,
+			 size_t bytes);
 
 /*
  * Worker: item (seq and bytes as reserved) is done. Delivers it and the

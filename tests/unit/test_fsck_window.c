@@ -3,7 +3,9 @@
  * The ordered window: items completed by several threads in a random
  * order are delivered in sequence, one delivery at a time, within the
  * window's limit; items that wait for their turn and consume themselves
- * come in sequence too, never while another delivery runs.
+ * come in sequence too, never while another delivery runs; items grown
+ * out of sequence order never wait for ever, and the item due always
+ * gets its bytes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -52,6 +54,29 @@ static void deliver(void *arg, struct ord_item *oi)
 	free(oi);
 }
 
+/* Number n items from 0, each of bytes, and reserve them in order. */
+static void reserve_items(struct run *r, struct item **it, unsigned int n,
+			  size_t bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		it[i] = calloc(1, sizeof(*it[i]));
+		ck_assert_ptr_nonnull(it[i]);
+		it[i]->oi.seq = i;
+		it[i]->oi.bytes = bytes;
+		ord_window_reserve(&r->w, &it[i]->oi);
+	}
+}
+
+static void hand_out(struct run *r, struct item *it)
+{
+	pthread_mutex_lock(&r->lock);
+	r->queue[r->queued++] = it;
+	pthread_cond_signal(&r->more);
+	pthread_mutex_unlock(&r->lock);
+}
+
 static void *worker(void *arg)
 {
 	struct run *r = arg;
@@ -79,6 +104,43 @@ static void *worker(void *arg)
 	}
 }
 
+static void start(struct run *r, pthread_t *th, size_t limit)
+{
+	unsigned int i;
+
+	ck_assert_int_eq(ord_window_init(&r->w, limit, deliver, NULL, r), 0);
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->more, NULL);
+	for (i = 0; i < WORKERS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker, r), 0);
+}
+
+/* Every item handed out: let the workers end, and check the delivery. */
+static void finish(struct run *r, pthread_t *th)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	pthread_cond_broadcast(&r->more);
+	pthread_mutex_unlock(&r->lock);
+	for (i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_uint_eq(r->ndelivered, ITEMS);
+	for (i = 0; i < ITEMS; i++)
+		ck_assert_uint_eq(r->delivered[i], i);
+	ck_assert(!r->overlap);
+	ck_assert_uint_eq(r->w.held, 0);
+}
+
+static void stop(struct run *r)
+{
+	ord_window_fini(&r->w);
+	pthread_cond_destroy(&r->more);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
 START_TEST(test_window_in_order)
 {
 	enum { LIMIT = 64 * 1024 };
@@ -87,11 +149,7 @@ START_TEST(test_window_in_order)
 	unsigned int i, seed = (unsigned int)_i + 1;
 
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(ord_window_init(&r->w, LIMIT, deliver, NULL, r), 0);
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->more, NULL);
-	for (i = 0; i < WORKERS; i++)
-		ck_assert_int_eq(pthread_create(&th[i], NULL, worker, r), 0);
+	start(r, th, LIMIT);
 	for (i = 0; i < ITEMS; i++) {
 		struct item *it = calloc(1, sizeof(*it));
 
@@ -102,33 +160,112 @@ START_TEST(test_window_in_order)
 					     1 + (size_t)rand_r(&seed) % 8192;
 		it->delay = (unsigned int)rand_r(&seed) % 20000;
 		it->stream = rand_r(&seed) % 16 == 0;
-		ord_window_reserve(&r->w, it->oi.bytes);
-		pthread_mutex_lock(&r->lock);
-		r->queue[r->queued++] = it;
-		pthread_cond_signal(&r->more);
-		pthread_mutex_unlock(&r->lock);
+		ord_window_reserve(&r->w, &it->oi);
+		hand_out(r, it);
 	}
-	pthread_mutex_lock(&r->lock);
-	r->done = true;
-	pthread_cond_broadcast(&r->more);
-	pthread_mutex_unlock(&r->lock);
-	for (i = 0; i < WORKERS; i++)
-		pthread_join(th[i], NULL);
-	ck_assert_uint_eq(r->ndelivered, ITEMS);
+	finish(r, th);
 	/*
 	 * How often completions came out of order here depends on the load,
 	 * so it is not asserted: test_window_reverse has the worst order
-	 * deterministically.
+	 * deterministically. The peak: the limit, or one oversized item
+	 * alone.
 	 */
-	for (i = 0; i < ITEMS; i++)
-		ck_assert_uint_eq(r->delivered[i], i);
-	ck_assert(!r->overlap);
-	ck_assert_uint_eq(r->w.held, 0);
-	/* the limit, or one oversized item alone */
 	ck_assert_uint_le(r->w.peak, 2 * LIMIT);
+	stop(r);
+}
+END_TEST
+
+/*
+ * Items numbered in order with a few bytes each (all of them fit: the
+ * scheduler's flush hook hands the held ones out when they do not), then
+ * grown by their
+ * data and handed out in a shuffled order, the way the scheduler queues
+ * files held to follow their data (sched/task.c): an item without room
+ * waits until the items before it, which are grown and handed out first,
+ * are delivered. Nothing waits for ever; the window holds at most its
+ * limit and what the item due took beyond it.
+ */
+START_TEST(test_window_grow_shuffled)
+{
+	enum { LIMIT = 64 * 1024, ENTRY = 16, MAX_DATA = 2 * LIMIT };
+	pthread_t th[WORKERS];
+	struct run *r = calloc(1, sizeof(*r));
+	static struct item *items[ITEMS];
+	static unsigned int order[ITEMS];
+	static bool grown[ITEMS];
+	unsigned int i, k, first = 0, seed = (unsigned int)_i + 7;
+
+	ck_assert_ptr_nonnull(r);
+	start(r, th, LIMIT);
+	reserve_items(r, items, ITEMS, ENTRY);
+	for (i = 0; i < ITEMS; i++) {
+		items[i]->delay = (unsigned int)rand_r(&seed) % 20000;
+		order[i] = i;
+		grown[i] = false;
+	}
+	for (i = ITEMS - 1; i > 0; i--) {
+		k = (unsigned int)rand_r(&seed) % (i + 1);
+		first = order[i];
+		order[i] = order[k];
+		order[k] = first;
+	}
+	for (i = 0, first = 0; i < ITEMS; i++) {
+		size_t data =
+			i % 101 == 0 ? MAX_DATA : (size_t)rand_r(&seed) % 8192;
+
+		k = order[i];
+		if (grown[k])
+			continue;
+		for (; first < k &&
+		       !ord_window_has_room(&r->w, &items[k]->oi, data);
+		     first++) {
+			if (grown[first])
+				continue;
+			grown[first] = true;
+			ord_window_grow(&r->w, &items[first]->oi, 100);
+			hand_out(r, items[first]);
+		}
+		grown[k] = true;
+		ord_window_grow(&r->w, &items[k]->oi, data);
+		hand_out(r, items[k]);
+	}
+	finish(r, th);
+	ck_assert_uint_le(r->w.peak, LIMIT + MAX_DATA);
+	stop(r);
+}
+END_TEST
+
+/*
+ * One thread: the item due takes bytes past the limit, another waits
+ * for room (ord_window_has_room() says so).
+ */
+START_TEST(test_window_due_grows)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	struct item *it[3];
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(ord_window_init(&r->w, 1000, deliver, NULL, r), 0);
+	reserve_items(r, it, 3, 10);
+	ord_window_grow(&r->w, &it[2]->oi, 900);
+	ck_assert_uint_eq(r->w.held, 930);
+	ck_assert(!ord_window_has_room(&r->w, &it[1]->oi, 200));
+	ck_assert(ord_window_has_room(&r->w, &it[1]->oi, 70));
+	ck_assert(ord_window_has_room(&r->w, &it[0]->oi, 5000));
+	ord_window_grow(&r->w, &it[0]->oi, 5000);
+	ck_assert_uint_eq(r->w.held, 5930);
+	ck_assert_uint_eq(it[0]->oi.bytes, 5010);
+	ord_window_complete(&r->w, &it[2]->oi);
+	ord_window_complete(&r->w, &it[0]->oi);
+	ck_assert_uint_eq(r->ndelivered, 1);
+	ck_assert_uint_eq(r->w.held, 920);
+	/* item 1 is due now */
+	ck_assert(ord_window_has_room(&r->w, &it[1]->oi, 200));
+	ord_window_complete(&r->w, &it[1]->oi);
+	ck_assert_uint_eq(r->ndelivered, 3);
+	ck_assert_uint_eq(r->w.held, 0);
+	ck_assert_uint_eq(r->w.peak, 5930);
 	ord_window_fini(&r->w);
-	pthread_cond_destroy(&r->more);
-	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
 END_TEST
@@ -137,20 +274,15 @@ END_TEST
 START_TEST(test_window_reverse)
 {
 	struct run *r = calloc(1, sizeof(*r));
+	struct item *it[100];
 	int i;
 
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, NULL, r), 0);
-	for (i = 0; i < 100; i++)
-		ord_window_reserve(&r->w, 100);
+	reserve_items(r, it, 100, 100);
 	ck_assert_uint_eq(r->w.held, 10000);
 	for (i = 99; i >= 0; i--) {
-		struct item *it = calloc(1, sizeof(*it));
-
-		ck_assert_ptr_nonnull(it);
-		it->oi.seq = (uint64_t)i;
-		it->oi.bytes = 100;
-		ord_window_complete(&r->w, &it->oi);
+		ord_window_complete(&r->w, &it[i]->oi);
 		ck_assert_uint_eq(r->ndelivered, i ? 0 : 100);
 	}
 	for (i = 0; i < 100; i++)
@@ -169,6 +301,8 @@ static Suite *window_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_window_in_order, 0, 8);
 	tcase_add_test(tc, test_window_reverse);
+	tcase_add_loop_test(tc, test_window_grow_shuffled, 0, 4);
+	tcase_add_test(tc, test_window_due_grows);
 	suite_add_tcase(s, tc);
 	return s;
 }

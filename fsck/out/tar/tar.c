@@ -14,6 +14,7 @@
 #include "erofs/inode.h"
 #include "erofs/pool.h"
 #include "interrupt.h"
+#include "knobs.h"
 #include "nidmap.h"
 #include "outfile.h"
 #include "sparse.h"
@@ -460,6 +461,16 @@ static int tar_set_format(struct tar_writer *tw, struct report *rep)
 	return 0;
 }
 
+/* EROFS_FSCK_TAR_WINDOW (knobs.h): a smaller window, for tests. */
+static size_t tar_window_bytes(void)
+{
+	uint64_t v;
+
+	if (knob_value("EROFS_FSCK_TAR_WINDOW", &v) && v < TAR_WINDOW_BYTES)
+		return (size_t)v;
+	return TAR_WINDOW_BYTES;
+}
+
 static int tar_setup(struct tar_writer *tw, struct report *rep)
 {
 	int ret;
@@ -481,7 +492,7 @@ static int tar_setup(struct tar_writer *tw, struct report *rep)
 			     archive_error_string(tw->a));
 		return -EIO;
 	}
-	ret = ord_window_init(&tw->window, TAR_WINDOW_BYTES, tar_deliver,
+	ret = ord_window_init(&tw->window, tar_window_bytes(), tar_deliver,
 			      tar_flush, tw);
 	if (ret)
 		report_nomem(rep, NULL);
@@ -548,7 +559,7 @@ static struct tar_file *tar_file_new(struct tar_writer *tw,
 static void tar_queue(struct tar_writer *tw, struct tar_file *tf)
 {
 	tf->item.seq = tw->seq++;
-	ord_window_reserve(&tw->window, tf->item.bytes);
+	ord_window_reserve(&tw->window, &tf->item);
 }
 
 /* Walker: an entry complete from the start. */
@@ -610,35 +621,47 @@ static int tar_spool_open(struct report *rep, const struct fsck_loc *loc)
 }
 
 int tar_file_begin(struct tar_writer *tw, const struct walk_entry *e,
-		   struct report *rep, const struct fsck_loc *loc,
 		   struct tar_file **tfp)
 {
-	uint64_t size = e->inode->size;
 	struct tar_file *tf = tar_file_new(tw, e, TAR_FILE);
 
 	if (!tf)
 		return -ENOMEM;
 	tf->inode = *e->inode;
 	pthread_mutex_init(&tf->lock, NULL);
-	if (size > TAR_MEM_FILE) {
-		tf->spool = tar_spool_open(rep, loc);
-		if (tf->spool < 0) {
-			int ret = tf->spool;
-
-			tar_file_free(tf);
-			return ret;
-		}
-		tf->item.bytes += TAR_MEM_FILE;
-	} else if (size) {
-		tf->mem = calloc(1, (size_t)size);
-		if (!tf->mem) {
-			tar_file_free(tf);
-			return -ENOMEM;
-		}
-		tf->item.bytes += (size_t)size;
-	}
 	tar_queue(tw, tf);
 	*tfp = tf;
+	return 0;
+}
+
+/* What the file's data holds of the window while it waits. */
+static size_t tar_file_bytes(const struct tar_file *tf)
+{
+	uint64_t size = tf->inode.size;
+
+	return size > TAR_MEM_FILE ? TAR_MEM_FILE : (size_t)size;
+}
+
+bool tar_file_has_room(struct tar_writer *tw, const struct tar_file *tf)
+{
+	return ord_window_has_room(&tw->window, &tf->item, tar_file_bytes(tf));
+}
+
+int tar_file_queue(struct tar_writer *tw, struct tar_file *tf,
+		   struct report *rep, const struct fsck_loc *loc)
+{
+	uint64_t size = tf->inode.size;
+
+	ord_window_grow(&tw->window, &tf->item, tar_file_bytes(tf));
+	if (size > TAR_MEM_FILE) {
+		tf->spool = tar_spool_open(rep, loc);
+		return tf->spool < 0 ? tf->spool : 0;
+	}
+	if (size) {
+		tf->mem = calloc(1, (size_t)size);
+		if (!tf->mem)
+			return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -16,9 +16,12 @@
  * File data waits for its turn in memory when the file is at most
  * TAR_MEM_FILE bytes, else in an unnamed spool file in $TMPDIR (or /tmp),
  * written at its offsets by the pieces in any order. The window holds
- * TAR_WINDOW_BYTES: a file in memory counts its size, a spooled file
- * TAR_MEM_FILE, every entry TAR_ENTRY_BYTES more, so at most
- * TAR_WINDOW_BYTES of data wait in memory and a few files in spools.
+ * TAR_WINDOW_BYTES: every entry TAR_ENTRY_BYTES from when it is numbered,
+ * and a file's data from when its task is queued (tar_file_queue()), its
+ * size in memory or TAR_MEM_FILE spooled; so at most TAR_WINDOW_BYTES of
+ * data wait in memory and a few files in spools (the entry due may take
+ * more: it is written next). Files the scheduler holds to follow the
+ * order of their data take no room until they are queued.
  *
  * Holes of the image, and with --sparse aligned blocks of zeros, are
  * never stored: they become the entry's sparse map where the format has
@@ -30,7 +33,8 @@
  * by kind and reported once per kind by tar_finish().
  *
  * Thread safety: tar_open, tar_set_flush, tar_node, tar_link,
- * tar_file_begin, tar_finish and tar_close on the walker only;
+ * tar_file_begin, tar_file_has_room, tar_file_queue, tar_finish and
+ * tar_close on the walker only;
  * tar_file_write, tar_file_hole and tar_file_done on the thread working
  * on the file (pieces of one file may write and punch holes concurrently,
  * in distinct ranges); tar_failed anywhere.
@@ -101,12 +105,20 @@ int tar_link(struct tar_writer *tw, const struct walk_entry *e);
 
 /*
  * The first name of a regular file, in walk order, before its task is
- * queued: *tf takes its data until tar_file_done(). 0 or a negative
- * errno (reported in rep, at loc).
+ * queued: *tf is its entry until tar_file_done(). 0 or -ENOMEM.
  */
 int tar_file_begin(struct tar_writer *tw, const struct walk_entry *e,
-		   struct report *rep, const struct fsck_loc *loc,
 		   struct tar_file **tf);
+
+/*
+ * When the file's task is queued, which may be out of walk order: room
+ * for its data in the window, then memory or a spool for it. 0 or a
+ * negative errno (reported in rep, at loc, but for -ENOMEM).
+ * tar_file_has_room(): would tar_file_queue() go on without waiting?
+ */
+bool tar_file_has_room(struct tar_writer *tw, const struct tar_file *tf);
+int tar_file_queue(struct tar_writer *tw, struct tar_file *tf,
+		   struct report *rep, const struct fsck_loc *loc);
 
 /* Decoded bytes at file offset off. 0 or a negative errno. */
 int tar_file_write(struct tar_file *tf, const void *buf, size_t len,

@@ -25,12 +25,23 @@ static enum fsck_result tar_out_entry(void *priv, const struct out_entry *oe,
 	if (!e->first)
 		return fsck_result_of(tar_link(priv, e));
 	if (S_ISREG(e->inode->mode))
-		return fsck_result_of(tar_file_begin(
-			priv, e, oe->rep, oe->loc, (struct tar_file **)state));
+		return fsck_result_of(
+			tar_file_begin(priv, e, (struct tar_file **)state));
 	/* an entry whose xattrs or target could not be read is left out */
 	if (!oe->xattrs_ok || (S_ISLNK(e->inode->mode) && !oe->target))
 		return FSCK_OK;
 	return fsck_result_of(tar_node(priv, e, oe->target, oe->xl));
+}
+
+static bool tar_out_file_room(void *priv, void *file)
+{
+	return tar_file_has_room(priv, file);
+}
+
+static enum fsck_result tar_out_file_queue(void *priv, void *file,
+					   const struct out_file *of)
+{
+	return fsck_result_of(tar_file_queue(priv, file, of->rep, of->loc));
 }
 
 static enum fsck_result tar_out_data(void *priv, void *file,
@@ -79,6 +90,8 @@ static const struct output_ops tar_output = {
 	.attach = tar_out_attach,
 	.failed = tar_out_failed,
 	.entry = tar_out_entry,
+	.file_room = tar_out_file_room,
+	.file_queue = tar_out_file_queue,
 	.data = tar_out_data,
 	.hole = tar_out_hole,
 	.file_end = tar_out_file_end,
