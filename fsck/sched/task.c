@@ -266,9 +266,13 @@ static int fragment_order(const void *a, const void *b, void *arg)
 	return p->inode.nid < q->inode.nid ? -1 : p->inode.nid > q->inode.nid;
 }
 
-/* Queue held file i; once the run stops, abandon it instead. */
+/*
+ * Queue held file i, reading ahead from its fragment when it comes in the
+ * order of the fragments (in_order); once the run stops, abandon it
+ * instead.
+ */
 static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
-				   enum fsck_result ret)
+				   bool in_order, enum fsck_result ret)
 {
 	struct file_task *t = ck->held->walk[i];
 	struct fsck_loc loc;
@@ -276,7 +280,7 @@ static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
 	ck->held->queued[i] = true;
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	/* a split file's pieces decode its packed extents */
-	if (fsck_result_goes_on(ret) && !t->split)
+	if (fsck_result_goes_on(ret) && in_order && !t->split)
 		ret = fsck_result_of(
 			readahead_file(ck->ra, &t->inode, ck->rep, &loc));
 	if (fsck_result_goes_on(ret))
@@ -293,7 +297,10 @@ static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
  * In the order of their fragments; but an output that delivers in walk
  * order (the archive) may have no room for a file until the files before
  * it are delivered: those are queued first, in walk order, so that what
- * it waits for is on its way.
+ * it waits for is on its way. Read-ahead does not follow them: it would
+ * leave the fragments' order for theirs, and evict what it read ahead
+ * there before the files in order come back to it; they decode their
+ * own extents.
  */
 void task_release(struct checker *ck)
 {
@@ -319,8 +326,8 @@ void task_release(struct checker *ck)
 		       !outputs_file_room(ck->outs, &h->walk[k]->files);
 		     first++)
 			if (!h->queued[first])
-				ret = hold_queue(ck, first, ret);
-		ret = hold_queue(ck, k, ret);
+				ret = hold_queue(ck, first, false, ret);
+		ret = hold_queue(ck, k, true, ret);
 	}
 	if (!fsck_result_goes_on(ret))
 		task_stop(ck);
