@@ -67,11 +67,10 @@ void ord_window_reserve(struct ord_window *w, struct ord_item *item);
 
 /*
  * Producer: item, reserved and not complete yet, is to hold bytes more:
- * wait for room as ord_window_reserve() does. An item that is due never
- * waits, so a producer that hands out items' work out of sequence order
- * only waits for items whose work it handed out: it first grows every
- * item before the one it grows (ord_window_has_room() tells when it need
- * not).
+ * wait for room as ord_window_reserve() does. The item due never waits;
+ * so a producer that hands items out of sequence order never waits for
+ * ever if, when ord_window_has_room() says an item would wait, it first
+ * hands out every item before that one.
  */
 void ord_window_grow(struct ord_window *w, struct ord_item *item, size_t bytes);
 
