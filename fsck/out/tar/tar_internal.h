@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The archive writer's state (tar.c) and that of one entry waiting for its
+ * turn, shared with the store of a regular file's data (tar_data.c).
+ */
+#ifndef FSCK_TAR_INTERNAL_H
+#define FSCK_TAR_INTERNAL_H
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "erofs/inode.h"
+#include "nidmap.h"
+#include "tar.h"
+#include "tarentry.h"
+#include "window.h"
+
+/* Distinct libarchive messages kept for the report; more are counted. */
+#define TAR_MAX_MSGS 32
+
+struct tar_msg {
+	char *text; /* the first message of its kind */
+	size_t kindlen; /* the kind: up to the first quote */
+	uint64_t count;
+	bool failed; /* the entries were left out */
+};
+
+struct tar_writer {
+	struct archive *a;
+	int fd;
+	const char *file;
+	const char *format;
+	struct tar_caps caps;
+	bool sparse;
+	struct ord_window window;
+	bool window_ready;
+	void (*flush)(void *arg); /* the scheduler's, tar_set_flush() */
+	void *flush_arg;
+	uint64_t seq; /* walker: the next entry's */
+	uint64_t lost[TAR_LOST_KINDS]; /* atomic */
+	uint64_t spool_failed; /* atomic: files left out */
+	uint64_t check_failed; /* atomic: left out, their check failed */
+	int spool_err; /* atomic: errno of one of them */
+	bool failed; /* atomic: the archive is broken */
+	bool discard; /* drop what libarchive writes from now on */
+	/* the deliverer's (one thread at a time, in order) */
+	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
+	struct nidmap first; /* nid -> struct tar_first */
+	struct tar_msg msgs[TAR_MAX_MSGS];
+	unsigned int nmsgs;
+	uint64_t more_msgs;
+	uint64_t orphans; /* later names of a left-out file */
+	int err; /* why the archive broke */
+	char *errtext;
+};
+
+enum tar_kind { TAR_NODE, TAR_FILE, TAR_LINK };
+
+struct tar_hole {
+	uint64_t off, len;
+	/* an end found in the data by --sparse, not a hole of the image */
+	bool zeros_start, zeros_end;
+};
+
+/* An entry waiting for its turn: a regular file's, or any other. */
+/* The first name written of a hard-linked inode. */
+struct tar_first {
+	char *name;
+	uint64_t ino; /* its entry's, with TAR_LINKS_INODE */
+	char *target; /* a symlink's, with TAR_LINKS_INODE */
+};
+
+struct tar_file {
+	struct ord_item item; /* first: the window's */
+	struct tar_writer *tw;
+	enum tar_kind kind;
+	bool ok; /* to be written */
+	bool linked; /* later names follow */
+	uint64_t nid;
+	struct archive_entry *entry;
+	/* TAR_FILE */
+	struct erofs_inode inode;
+	uint8_t *mem; /* the data, or NULL */
+	int spool; /* or the data's spool, or -1 */
+	int err; /* atomic: a write failed */
+	pthread_mutex_t lock; /* holes */
+	struct tar_hole *holes;
+	size_t nholes, holecap;
+	char name[];
+};
+
+/*
+ * Before the file's entry is written: sort and merge the holes its pieces
+ * punched and make them the entry's sparse map (tar_data.c).
+ */
+void tar_sparse_map(struct tar_file *tf);
+
+#endif
