@@ -334,6 +334,19 @@ int erofs_pool_submit_ahead(struct erofs_pool *pool, erofs_task_fn fn,
 	return 0;
 }
 
+bool erofs_pool_help(struct erofs_pool *pool, void *worker)
+{
+	bool ran = false;
+
+	pthread_mutex_lock(&pool->lock);
+	if (pool->ahead_head) {
+		run_ahead(pool, worker);
+		ran = true;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return ran;
+}
+
 int erofs_pool_wait(struct erofs_pool *pool)
 {
 	if (pool->cfg.threads) {

@@ -53,6 +53,18 @@ void checker_fini(struct checker *ck)
 	ck->held = NULL;
 }
 
+/*
+ * A pool worker whose read waits for another's decode of a packed extent
+ * decodes the next one read-ahead queued, rather than idling (on live
+ * media at -j2, a tenth of a second a run).
+ */
+static bool worker_help(void *arg)
+{
+	struct fsck_worker *w = arg;
+
+	return erofs_pool_help(w->ck->pool, w);
+}
+
 void *checker_worker_init(void *priv, unsigned int index)
 {
 	struct checker *ck = priv;
@@ -67,6 +79,8 @@ void *checker_worker_init(void *priv, unsigned int index)
 	}
 	w->ck = ck;
 	w->ctx = &w->own;
+	w->own.help = worker_help;
+	w->own.help_arg = w;
 	return w;
 }
 
@@ -611,10 +625,12 @@ static void packed_report_stats(struct checker *ck, uint64_t encoded,
 			: 0);
 	report_msg(
 		ck->rep, FSCK_LVL_DEBUG,
-		"fragment cache: budget %zu, peak %zu bytes; %llu decodes (%llu read ahead), %llu hits, %llu waits, %llu evictions, %llu uncached reads",
+		"fragment cache: budget %zu, peak %zu bytes; %llu decodes (%llu read ahead), %llu hits, %llu waits (%llu tasks run meanwhile), %llu evictions (%llu mappings reused), %llu uncached reads",
 		st.budget, st.peak, (unsigned long long)st.decodes,
 		(unsigned long long)st.prefetches, (unsigned long long)st.hits,
-		(unsigned long long)st.waits, (unsigned long long)st.evictions,
+		(unsigned long long)st.waits, (unsigned long long)st.helps,
+		(unsigned long long)st.evictions,
+		(unsigned long long)st.recycled,
 		(unsigned long long)st.uncached);
 }
 

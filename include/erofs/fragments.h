@@ -32,12 +32,14 @@ struct erofs_frag_stats {
 	uint64_t hits;		/* extents found decoded */
 	uint64_t decodes;	/* extents decoded into the cache */
 	uint64_t waits;		/* readers that waited for another's decode */
+	uint64_t helps; /* tasks they ran meanwhile (erofs_ctx.help) */
 	uint64_t evictions;
+	uint64_t recycled; /* evicted mappings resized for a new extent */
 	uint64_t uncached;	/* reads that bypassed the cache */
 	uint64_t prefetches;	/* extents decoded by read-ahead */
 	uint64_t decoded;	/* bytes of encoded extents decoded, into
 				 * the cache or not */
-	size_t bytes;		/* decoded bytes held now */
+	size_t bytes; /* bytes mapped for decoded extents now */
 	size_t peak;		/* the most bytes held at once */
 	size_t budget;
 	size_t entries;

@@ -61,9 +61,19 @@ int erofs_pool_submit(struct erofs_pool *pool, erofs_task_fn fn, void *arg,
  * tasks that would otherwise wait for it. It is not batched and does not
  * wait for queue space: the caller bounds how many it queues. Errors and
  * stopping as for erofs_pool_submit.
+ *
+ * Such a task may run inside another one that waits (erofs_pool_help), so
+ * it must never wait for what a task holds.
  */
 int erofs_pool_submit_ahead(struct erofs_pool *pool, erofs_task_fn fn,
 			    void *arg);
+
+/*
+ * From a task that is about to wait for another worker: run the first task
+ * queued ahead, if any, on this worker meanwhile. True if one ran, after
+ * which the caller checks again whether it still has to wait.
+ */
+bool erofs_pool_help(struct erofs_pool *pool, void *worker);
 
 /* Hand over the partly filled batch now. */
 int erofs_pool_flush(struct erofs_pool *pool);

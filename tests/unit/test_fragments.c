@@ -172,8 +172,20 @@ struct reader {
 	const struct manifest *m;
 	unsigned int index, stride;
 	unsigned int ok, failed, wrong;
+	unsigned int helps; /* calls of its context's help */
 	char first_error[256];
 };
+
+/* Readers' contexts count the calls of their help (test_wait_helps). */
+static bool readers_help;
+
+static bool reader_help(void *arg)
+{
+	struct reader *r = arg;
+
+	r->helps++;
+	return false;
+}
 
 static void *reader_run(void *arg)
 {
@@ -185,6 +197,10 @@ static void *reader_run(void *arg)
 		r->failed = 1;
 		snprintf(r->first_error, sizeof(r->first_error), "ctx init");
 		return NULL;
+	}
+	if (readers_help) {
+		ctx.help = reader_help;
+		ctx.help_arg = r;
 	}
 	for (i = r->index; i < r->m->n; i += r->stride) {
 		char hex[65];
@@ -213,7 +229,7 @@ static void *reader_run(void *arg)
 }
 
 struct totals {
-	unsigned int ok, failed, wrong;
+	unsigned int ok, failed, wrong, helps;
 	char first_error[256];
 };
 
@@ -239,6 +255,7 @@ static void read_all(struct erofs_image *img, const struct manifest *m,
 		t->ok += r[i].ok;
 		t->failed += r[i].failed;
 		t->wrong += r[i].wrong;
+		t->helps += r[i].helps;
 		if (!t->first_error[0])
 			memcpy(t->first_error, r[i].first_error,
 			       sizeof(t->first_error));
@@ -454,9 +471,44 @@ START_TEST(test_small_budget)
 	expect_all_ok(&m, &t, "512 KiB budget");
 	erofs_frag_cache_stats(img, &st);
 	ck_assert_uint_gt(st.evictions, 0);
+	/* the extents above were read right out of mappings handed on */
+	ck_assert_uint_gt(st.recycled, 0);
+	ck_assert_uint_le(st.recycled, st.evictions);
 	ck_assert_uint_gt(st.uncached, 0);
 	ck_assert_uint_le(st.bytes, 512 << 10);
 	erofs_image_close(img);
+	free(m.f);
+}
+END_TEST
+
+/*
+ * A reader that waits for another's decode first calls its context's help
+ * (the pool's tasks queued ahead, in fsck): every wait called it. Waits
+ * depend on timing, so rounds are read until some reader waited.
+ */
+START_TEST(test_wait_helps)
+{
+	struct erofs_frag_stats st = { 0 };
+	struct erofs_image *img;
+	struct manifest m;
+	struct totals t;
+	char path[512];
+	unsigned int round;
+
+	unit_fixture(path, sizeof(path), "lz4hc-zD.erofs");
+	manifest_load(&m, path);
+	readers_help = true;
+	for (round = 0; round < 200 && !st.waits; round++) {
+		img = image_open(path);
+		read_all(img, &m, 4, &t);
+		expect_all_ok(&m, &t, "readers with help");
+		erofs_frag_cache_stats(img, &st);
+		ck_assert_uint_ge(t.helps, st.waits);
+		ck_assert_uint_eq(st.helps, 0);
+		erofs_image_close(img);
+	}
+	readers_help = false;
+	ck_assert_msg(st.waits, "no reader waited in %u rounds", round);
 	free(m.f);
 }
 END_TEST
@@ -734,6 +786,7 @@ static Suite *fragments_suite(void)
 	tcase_add_test(tc, test_fragment_images);
 	tcase_add_test(tc, test_fragment_parts);
 	tcase_add_test(tc, test_small_budget);
+	tcase_add_test(tc, test_wait_helps);
 	tcase_add_test(tc, test_no_cache_without_fragments);
 	tcase_add_test(tc, test_damaged_packed);
 	tcase_add_test(tc, test_prefetch);

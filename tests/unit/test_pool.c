@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The worker pool: every task once, back-pressure, errors, shutdown, and
- * tasks queued ahead of the batches.
+ * tasks queued ahead of the batches, run by a worker or by a task that
+ * would wait.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -199,6 +200,61 @@ START_TEST(test_ahead_first)
 }
 END_TEST
 
+static struct erofs_pool *helped_pool;
+static bool helped[3];
+static void *help_worker, *ahead_worker[2];
+
+static int helping_task(void *worker, void *arg)
+{
+	unsigned int i;
+
+	help_worker = worker;
+	first_gated_task(worker, arg);
+	for (i = 0; i < 3; i++)
+		helped[i] = erofs_pool_help(helped_pool, worker);
+	return 0;
+}
+
+static int ahead_task(void *worker, void *arg)
+{
+	ahead_worker[(uintptr_t)arg] = worker;
+	return ordered_task(worker, arg);
+}
+
+/*
+ * A task that would wait runs the tasks queued ahead on its own worker,
+ * in their order, and is told when there are none left.
+ */
+START_TEST(test_help)
+{
+	struct erofs_pool_config cfg = { .threads = 1, .batch_cost = 1 };
+	uintptr_t i;
+
+	memset(runs, 0, sizeof(runs));
+	ordered = 0;
+	gate_open = gate_reached = false;
+	ck_assert_int_eq(erofs_pool_create(&helped_pool, &cfg, &ops), 0);
+	ck_assert_int_eq(
+		erofs_pool_submit(helped_pool, helping_task, (void *)15, 1), 0);
+	while (!__atomic_load_n(&gate_reached, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(erofs_pool_submit_ahead(helped_pool,
+							 ahead_task, (void *)i),
+				 0);
+	open_gate();
+	ck_assert_int_eq(erofs_pool_wait(helped_pool), 0);
+	ck_assert(helped[0] && helped[1] && !helped[2]);
+	ck_assert_uint_eq(runs[15], 1);
+	ck_assert_uint_eq(ordered, 2);
+	for (i = 0; i < 2; i++) {
+		ck_assert_uint_eq(order[i], i);
+		ck_assert_ptr_eq(ahead_worker[i], help_worker);
+	}
+	erofs_pool_destroy(helped_pool);
+}
+END_TEST
+
 /* Without threads a task ahead runs at once; a stopped run refuses it. */
 START_TEST(test_ahead_inline)
 {
@@ -285,6 +341,7 @@ static Suite *pool_suite(void)
 	tcase_add_test(tc, test_cancel);
 	tcase_add_test(tc, test_ahead_first);
 	tcase_add_test(tc, test_ahead_inline);
+	tcase_add_test(tc, test_help);
 	suite_add_tcase(s, tc);
 	return s;
 }
