@@ -314,14 +314,12 @@ static struct frag_entry *frag_insert(struct erofs_frag_cache *fc,
 		return NULL;
 	frag_evict(fc, map->llen, e);
 	fc->st.recycled += e->data != NULL;
-	if (map->llen) {
-		e->data = entry_data_resize(e, map->llen);
-		e->mapped = (size_t)map->llen;
-	}
-	if (map->llen && !e->data) {
+	e->data = map->llen ? entry_data_resize(e, map->llen) : NULL;
+	if (!e->data) {
 		free(e);
 		return NULL;
 	}
+	e->mapped = (size_t)map->llen;
 	e->la = map->la;
 	e->llen = map->llen;
 	e->refs = 2;
