@@ -150,6 +150,7 @@ static int decode(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 				  (size_t)map->plen);
 	if (ret)
 		return ret;
+	ctx->stats.decoded_bytes += want;
 	req.in = ctx->inbuf;
 	req.inlen = (size_t)map->plen;
 	req.partial = want != map->llen ||

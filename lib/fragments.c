@@ -366,6 +366,8 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 				    (size_t)map->llen);
 
 	pthread_mutex_lock(&fc->lock);
+	/* a decode that fails costs as much, and shows a repeated one */
+	fc->st.decoded += map->llen;
 	if (ret) {
 		e->failed = true;
 		if (ret != -ENOMEM) {
@@ -378,7 +380,6 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		e->ready = true;
 		frag_mark_seen(fc, e->la);
 		fc->st.decodes++;
-		fc->st.decoded += map->llen;
 	}
 	pthread_cond_broadcast(&fc->decoded);
 	pthread_mutex_unlock(&fc->lock);
@@ -475,15 +476,18 @@ static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 			return ret;
 	}
 	if (!e) {
+		uint64_t before = sub->stats.decoded_bytes;
+
+		ret = erofs_extent_read(sub, &ctx->img->packed, map, skip, out,
+					len);
 		if (fc) {
+			/* the context's own last extent may have served it */
 			pthread_mutex_lock(&fc->lock);
 			fc->st.uncached++;
-			if (erofs_extent_encoded(map))
-				fc->st.decoded += map->llen;
+			fc->st.decoded += sub->stats.decoded_bytes - before;
 			pthread_mutex_unlock(&fc->lock);
 		}
-		return erofs_extent_read(sub, &ctx->img->packed, map, skip, out,
-					 len);
+		return ret;
 	}
 	memcpy(out, e->data + skip, len);
 	pthread_mutex_lock(&fc->lock);

@@ -37,8 +37,8 @@ struct erofs_frag_stats {
 	uint64_t recycled; /* evicted mappings resized for a new extent */
 	uint64_t uncached;	/* reads that bypassed the cache */
 	uint64_t prefetches;	/* extents decoded by read-ahead */
-	uint64_t decoded;	/* bytes of encoded extents decoded, into
-				 * the cache or not */
+	uint64_t decoded; /* bytes decoded or tried, into the cache
+				 * or not */
 	size_t bytes; /* bytes mapped for decoded extents now */
 	size_t peak;		/* the most bytes held at once */
 	size_t budget;

@@ -133,6 +133,7 @@ struct erofs_ctx_stats {
 	uint64_t lookups;		/* lookups in encoded extents */
 	uint64_t lookup_meta_reads;	/* metadata block reads by them */
 	uint64_t hint_hits;		/* served by the per-inode hint */
+	uint64_t decoded_bytes; /* asked of the decoders */
 };
 
 /* Per-thread reading context: error record, caches, buffers, decoders. */
