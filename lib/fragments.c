@@ -388,15 +388,14 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 
 /*
  * With the lock held, about to wait for another thread's decode: the
- * reader's own work meanwhile (erofs_ctx.help), without the lock. True if
- * it did some: the wait may be over.
+ * reader's own work meanwhile (erofs_ctx.help), without the lock, which
+ * the caller then holds again but must look again before it sleeps. True
+ * if it did some, and may have more.
  */
 static bool frag_help(struct erofs_ctx *ctx, struct erofs_frag_cache *fc)
 {
 	bool helped;
 
-	if (!ctx->help)
-		return false;
 	pthread_mutex_unlock(&fc->lock);
 	helped = ctx->help(ctx->help_arg);
 	pthread_mutex_lock(&fc->lock);
@@ -414,6 +413,7 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		    struct frag_entry **out)
 {
 	struct frag_entry *e;
+	bool helping;
 	int ret;
 
 	*out = NULL;
@@ -423,9 +423,14 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		e->refs++;
 		if (!e->ready)
 			fc->st.waits++;
-		while (!e->ready && !e->failed)
-			if (!frag_help(ctx, fc))
+		/* help drops the lock: the decode may end meanwhile */
+		helping = ctx->help != NULL;
+		while (!e->ready && !e->failed) {
+			if (helping)
+				helping = frag_help(ctx, fc);
+			else
 				pthread_cond_wait(&fc->decoded, &fc->lock);
+		}
 		ret = 0;
 		if (e->ready) {
 			lru_unlink(e);

@@ -176,7 +176,11 @@ struct reader {
 	char first_error[256];
 };
 
-/* Readers' contexts count the calls of their help (test_wait_helps). */
+/*
+ * Readers' contexts count the calls of their help (test_wait_helps). It
+ * takes long enough for the decode waited for to end meanwhile: a reader
+ * that then slept without looking again would not be woken.
+ */
 static bool readers_help;
 
 static bool reader_help(void *arg)
@@ -184,6 +188,7 @@ static bool reader_help(void *arg)
 	struct reader *r = arg;
 
 	r->helps++;
+	usleep(20000);
 	return false;
 }
 
