@@ -165,7 +165,8 @@ struct erofs_ctx {
 	/*
 	 * The caller's: work a reader of this context may do while another
 	 * thread decodes what it needs (the fragment cache); true if it did
-	 * some. It may read through this context's nested ones.
+	 * some. It may read through this context's nested ones, but must not
+	 * wait for anything the reader's own task holds.
 	 */
 	bool (*help)(void *arg);
 	void *help_arg;

@@ -65,7 +65,6 @@ struct tar_hole {
 	bool zeros_start, zeros_end;
 };
 
-/* An entry waiting for its turn: a regular file's, or any other. */
 /* The first name written of a hard-linked inode. */
 struct tar_first {
 	char *name;
@@ -73,6 +72,7 @@ struct tar_first {
 	char *target; /* a symlink's, with TAR_LINKS_INODE */
 };
 
+/* An entry waiting for its turn: a regular file's, or any other. */
 struct tar_file {
 	struct ord_item item; /* first: the window's */
 	struct tar_writer *tw;
