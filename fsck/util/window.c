@@ -83,15 +83,61 @@ bool ord_window_has_room(struct ord_window *w, const struct ord_item *item,
 	return room;
 }
 
-/* Under the lock: keep item in the list of early ones, by sequence. */
+/*
+ * The items completed before their turn form a pairing heap, the lowest
+ * sequence number at its root: they complete in the order workers take
+ * them, which is the order of the data in the image, not the walk's, so
+ * an item may fall anywhere among thousands that wait. Inserting is
+ * constant time and taking the root logarithmic (amortised), with no
+ * memory but the items' own links.
+ */
+static struct ord_item *heap_meld(struct ord_item *a, struct ord_item *b)
+{
+	struct ord_item *t;
+
+	if (!a || !b)
+		return a ? a : b;
+	if (b->seq < a->seq) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	b->sibling = a->child;
+	a->child = b;
+	return a;
+}
+
+/* The root's children melded into one heap: pairs left to right, then all. */
+static struct ord_item *heap_merge_children(struct ord_item *root)
+{
+	struct ord_item *a = root->child, *b, *next, *pairs = NULL,
+			*heap = NULL;
+
+	while (a) {
+		b = a->sibling;
+		next = b ? b->sibling : NULL;
+		a->sibling = NULL;
+		if (b)
+			b->sibling = NULL;
+		a = heap_meld(a, b);
+		a->sibling = pairs;
+		pairs = a;
+		a = next;
+	}
+	while (pairs) {
+		next = pairs->sibling;
+		pairs->sibling = NULL;
+		heap = heap_meld(heap, pairs);
+		pairs = next;
+	}
+	return heap;
+}
+
+/* Under the lock: keep item among the early ones. */
 static void window_park(struct ord_window *w, struct ord_item *item)
 {
-	struct ord_item **p = &w->waiting;
-
-	while (*p && (*p)->seq < item->seq)
-		p = &(*p)->next;
-	item->next = *p;
-	*p = item;
+	item->child = item->sibling = NULL;
+	w->waiting = heap_meld(w->waiting, item);
 }
 
 void ord_window_complete(struct ord_window *w, struct ord_item *item)
@@ -107,7 +153,7 @@ void ord_window_complete(struct ord_window *w, struct ord_item *item)
 	w->delivering = true;
 	while (w->waiting && w->waiting->seq == w->next) {
 		item = w->waiting;
-		w->waiting = item->next;
+		w->waiting = heap_merge_children(item);
 		w->next++;
 		bytes = item->bytes;
 		pthread_mutex_unlock(&w->lock);

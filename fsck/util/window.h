@@ -30,10 +30,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The links are the window's while the item is complete and not yet due. */
 struct ord_item {
 	uint64_t seq;
 	size_t bytes;			/* reserved for it */
-	struct ord_item *next;		/* completed, not yet due */
+	struct ord_item *child, *sibling;
 };
 
 /* Consume item (in sequence order); it is the callee's from then on. */
@@ -47,7 +48,7 @@ struct ord_window {
 	size_t peak;
 	uint64_t next;			/* the sequence number due */
 	bool delivering;
-	struct ord_item *waiting;	/* completed early, by sequence */
+	struct ord_item *waiting; /* completed early: a heap by seq */
 	ord_deliver_fn deliver;
 	void (*flush)(void *arg);
 	void *arg;

@@ -293,6 +293,47 @@ START_TEST(test_window_reverse)
 }
 END_TEST
 
+/*
+ * Completed on one thread in a random order, the way files come when the
+ * scheduler follows their data: after each, exactly the items up to the
+ * first one not complete have been delivered, in order.
+ */
+START_TEST(test_window_shuffled)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	static struct item *it[ITEMS];
+	static unsigned int order[ITEMS];
+	static bool done[ITEMS];
+	unsigned int i, k, t, prefix = 0, seed = (unsigned int)_i + 11;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, NULL, r), 0);
+	reserve_items(r, it, ITEMS, 100);
+	for (i = 0; i < ITEMS; i++) {
+		order[i] = i;
+		done[i] = false;
+	}
+	for (i = ITEMS - 1; i > 0; i--) {
+		k = (unsigned int)rand_r(&seed) % (i + 1);
+		t = order[i];
+		order[i] = order[k];
+		order[k] = t;
+	}
+	for (i = 0; i < ITEMS; i++) {
+		done[order[i]] = true;
+		ord_window_complete(&r->w, &it[order[i]]->oi);
+		while (prefix < ITEMS && done[prefix])
+			prefix++;
+		ck_assert_uint_eq(r->ndelivered, prefix);
+	}
+	for (i = 0; i < ITEMS; i++)
+		ck_assert_uint_eq(r->delivered[i], (uint64_t)i);
+	ck_assert_uint_eq(r->w.held, 0);
+	ord_window_fini(&r->w);
+	free(r);
+}
+END_TEST
+
 static Suite *window_suite(void)
 {
 	Suite *s = suite_create("fsck_window");
@@ -301,6 +342,7 @@ static Suite *window_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_window_in_order, 0, 8);
 	tcase_add_test(tc, test_window_reverse);
+	tcase_add_loop_test(tc, test_window_shuffled, 0, 4);
 	tcase_add_loop_test(tc, test_window_grow_shuffled, 0, 4);
 	tcase_add_test(tc, test_window_due_grows);
 	suite_add_tcase(s, tc);
