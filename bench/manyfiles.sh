@@ -12,10 +12,11 @@
 # file is distinct and small. LAYOUT "inline": file i holds 0 to 2047
 # bytes ((i * 7919) mod 2048 of "file i\n" repeated), every 97th entry a
 # symlink: small files keep their data inline, so inodes lie up to 2 KiB
-# apart and the inode area is most of the image. Each
-# mode runs under /usr/bin/time -v: check, --extract, --list, --manifest,
-# and --extract=DIR to tmpfs and to ext4 on a loop device backed by
-# /dev/shm (when losetup works: needs root), at -j1 and -j2. Printed per
+# apart and the inode area is most of the image. Each mode runs under
+# /usr/bin/time -v: check, --extract, --list, --manifest, --tar=/dev/null
+# (when built with libarchive), and --extract=DIR to tmpfs and to ext4 on
+# a loop device backed by /dev/shm (when losetup works: needs root), at
+# -j1 and -j2. Printed per
 # run: peak RSS, bytes per inode above the 10^0-file baseline image of the
 # same layout, and seconds; then the -j2/-j1 ratios. The ext4 runs are
 # repeated on an uncompressed image of the same files, whose -j2/-j1 is
@@ -188,6 +189,9 @@ for j in 1 2; do
 	row "--extract -j$j" "xcheck$j" "$big" "" "$fsck" -j$j --extract
 	row "--list -j$j" "list$j" "$big" "" "$fsck" -j$j --list
 	row "--manifest -j$j" "mf$j" "$big" "" "$fsck" -j$j --manifest
+	if "$fsck" --help 2>&1 | grep -q -- --tar; then
+		row "--tar -j$j" "tar$j" "$big" "" "$fsck" -j$j --tar=/dev/null
+	fi
 	row "--extract=tmpfs -j$j" "xt$j" "$big" "$tmpfs_dir" \
 		"$fsck" -j$j --extract="$tmpfs_dir"
 done
@@ -216,6 +220,7 @@ ratio() {
 }
 echo
 ratio "tmpfs -j2/-j1 speed-up" "$secs_xt1" "$secs_xt2"
+[ -z "${secs_tar1:-}" ] || ratio "--tar -j2/-j1 speed-up" "$secs_tar1" "$secs_tar2"
 [ -z "$ref" ] || ratio "tmpfs upstream/ours-j1" "$secs_uxt" "$secs_xt1"
 if [ -n "$have_ext4" ]; then
 	ratio "ext4 -j2/-j1 speed-up" "$secs_xe1" "$secs_xe2"
