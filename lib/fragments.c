@@ -48,8 +48,9 @@ struct frag_entry {
 	unsigned int refs;		/* the table's own, plus readers' */
 	bool ready;
 	bool failed;
+	bool corrupt; /* failed to decode: err says why, data is gone */
 	bool unread; /* read ahead, for a reader to come */
-	struct erofs_err err;		/* why it failed, if data is NULL */
+	struct erofs_err err; /* why it failed, if corrupt */
 	struct frag_entry *hnext;	/* hash chain */
 	struct frag_entry *prev, *next;	/* LRU, most recent first */
 };
@@ -93,26 +94,44 @@ static void entry_data_free(struct frag_entry *e)
 	e->data = NULL;
 }
 
-/* e's recycled mapping resized to len bytes, or a new one. */
-static uint8_t *entry_data_resize(struct frag_entry *e, uint64_t len)
-{
-	void *p;
-
-	if (e->data && e->mapped == len)
-		return e->data;
-	if (e->data) {
-		p = mremap(e->data, e->mapped, (size_t)len, MREMAP_MAYMOVE);
-		if (p != MAP_FAILED)
-			return p;
-		entry_data_free(e);
-	}
-	return entry_data_alloc(len);
-}
-
 static void entry_free(struct frag_entry *e)
 {
 	entry_data_free(e);
 	free(e);
+}
+
+/*
+ * What making room for a new entry let go, handled once the lock is
+ * dropped: a mapping call waits for the process's memory map, which the
+ * other threads' page faults hold, and under the cache's lock it held up
+ * every reader of the cache meanwhile.
+ */
+struct frag_room {
+	uint8_t *spare; /* the first evicted mapping */
+	size_t spare_len;
+	struct frag_entry *dead; /* evicted entries, by hnext */
+};
+
+/* Without the lock: free the evicted entries; the spare resized to len. */
+static uint8_t *frag_room_take(struct frag_room *room, uint64_t len)
+{
+	struct frag_entry *e, *next;
+	void *p;
+
+	for (e = room->dead; e; e = next) {
+		next = e->hnext;
+		entry_free(e);
+	}
+	if (room->spare && room->spare_len == len)
+		return room->spare;
+	if (room->spare) {
+		p = mremap(room->spare, room->spare_len, (size_t)len,
+			   MREMAP_MAYMOVE);
+		if (p != MAP_FAILED)
+			return p;
+		munmap(room->spare, room->spare_len);
+	}
+	return entry_data_alloc(len);
 }
 
 static unsigned int frag_hash(uint64_t la)
@@ -245,8 +264,8 @@ static void lru_push(struct erofs_frag_cache *fc, struct frag_entry *e)
 	fc->lru.next = e;
 }
 
-/* Take e out of the table; it is freed when its last reader lets go. */
-static void frag_remove(struct erofs_frag_cache *fc, struct frag_entry *e)
+/* Take e out of the table, dropping the table's reference. */
+static void frag_unlink(struct erofs_frag_cache *fc, struct frag_entry *e)
 {
 	struct frag_entry **p = &fc->buckets[frag_hash(e->la)];
 
@@ -256,7 +275,14 @@ static void frag_remove(struct erofs_frag_cache *fc, struct frag_entry *e)
 	lru_unlink(e);
 	fc->st.bytes -= e->mapped;
 	fc->st.entries--;
-	if (!--e->refs)
+	e->refs--;
+}
+
+/* Take e out of the table; it is freed when its last reader lets go. */
+static void frag_remove(struct erofs_frag_cache *fc, struct frag_entry *e)
+{
+	frag_unlink(fc, e);
+	if (!e->refs)
 		entry_free(e);
 }
 
@@ -268,11 +294,11 @@ static void frag_put(struct erofs_frag_cache *fc, struct frag_entry *e)
 
 /*
  * Evict what nobody holds, least recently used first, unread too or not,
- * until want more bytes fit in the budget. The first mapping evicted goes
- * to spare, to be resized for the new extent, instead of being unmapped.
+ * until want more bytes fit in the budget, into room: the first mapping
+ * evicted is to be resized for the new extent instead of being unmapped.
  */
 static void frag_evict_pass(struct erofs_frag_cache *fc, bool unread,
-			    uint64_t want, struct frag_entry *spare)
+			    uint64_t want, struct frag_room *room)
 {
 	struct frag_entry *e = fc->lru.prev, *prev;
 
@@ -281,12 +307,14 @@ static void frag_evict_pass(struct erofs_frag_cache *fc, bool unread,
 		if (e->refs > 1 || !(e->ready || e->failed) ||
 		    (e->unread && !unread))
 			continue;
-		if (!spare->data && e->data && want) {
-			spare->data = e->data;
-			spare->mapped = e->mapped;
+		if (!room->spare && e->data) {
+			room->spare = e->data;
+			room->spare_len = e->mapped;
 			e->data = NULL;
 		}
-		frag_remove(fc, e);
+		frag_unlink(fc, e);
+		e->hnext = room->dead;
+		room->dead = e;
 		fc->st.evictions++;
 	}
 }
@@ -297,28 +325,28 @@ static void frag_evict_pass(struct erofs_frag_cache *fc, bool unread,
  * insert extents after them that would push them out first.
  */
 static void frag_evict(struct erofs_frag_cache *fc, uint64_t want,
-		       struct frag_entry *spare)
+		       struct frag_room *room)
 {
-	frag_evict_pass(fc, false, want, spare);
-	frag_evict_pass(fc, true, want, spare);
+	frag_evict_pass(fc, false, want, room);
+	frag_evict_pass(fc, true, want, room);
 }
 
-/* A new pending entry for map, owned by the caller; NULL without memory. */
+/*
+ * A new pending entry for map, owned by the caller, charged its length
+ * but not mapped yet (frag_map_entry() maps it from room); NULL without
+ * memory or for an empty extent.
+ */
 static struct frag_entry *frag_insert(struct erofs_frag_cache *fc,
-				      const struct erofs_map *map)
+				      const struct erofs_map *map,
+				      struct frag_room *room)
 {
-	struct frag_entry *e = calloc(1, sizeof(*e));
+	struct frag_entry *e;
 	unsigned int h = frag_hash(map->la);
 
-	if (!e)
+	if (!map->llen || !(e = calloc(1, sizeof(*e))))
 		return NULL;
-	frag_evict(fc, map->llen, e);
-	fc->st.recycled += e->data != NULL;
-	e->data = map->llen ? entry_data_resize(e, map->llen) : NULL;
-	if (!e->data) {
-		free(e);
-		return NULL;
-	}
+	frag_evict(fc, map->llen, room);
+	fc->st.recycled += room->spare != NULL;
 	e->mapped = (size_t)map->llen;
 	e->la = map->la;
 	e->llen = map->llen;
@@ -357,6 +385,28 @@ static bool frag_cacheable(const struct erofs_frag_cache *fc,
 
 /* ---- reading ---- */
 
+/*
+ * Without the lock: map e, just inserted, from the room its insertion
+ * made. Without memory for it, e leaves the table (its waiters decode on
+ * their own) and the caller is to let go of it and decode on its own too.
+ */
+static bool frag_map_entry(struct erofs_frag_cache *fc, struct frag_entry *e,
+			   struct frag_room *room)
+{
+	uint8_t *data = frag_room_take(room, e->llen);
+
+	if (data) {
+		e->data = data;
+		return true;
+	}
+	pthread_mutex_lock(&fc->lock);
+	e->failed = true;
+	frag_remove(fc, e);
+	pthread_cond_broadcast(&fc->decoded);
+	pthread_mutex_unlock(&fc->lock);
+	return false;
+}
+
 static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		       struct erofs_frag_cache *fc, struct frag_entry *e,
 		       const struct erofs_map *map)
@@ -371,6 +421,7 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	if (ret) {
 		e->failed = true;
 		if (ret != -ENOMEM) {
+			e->corrupt = true;
 			e->err = sub->err;
 			entry_data_free(e);
 		} else {
@@ -412,6 +463,7 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		    struct erofs_frag_cache *fc, const struct erofs_map *map,
 		    struct frag_entry **out)
 {
+	struct frag_room room = { 0 };
 	struct frag_entry *e;
 	bool helping;
 	int ret;
@@ -439,7 +491,7 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 			fc->st.hits++;
 			*out = e;
 		} else {
-			if (!e->data) {
+			if (e->corrupt) {
 				sub->err = e->err;
 				ret = e->err.code;
 				frag_mark_seen(fc, e->la);
@@ -449,10 +501,16 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		pthread_mutex_unlock(&fc->lock);
 		return ret;
 	}
-	e = e ? NULL : frag_insert(fc, map);
+	e = e ? NULL : frag_insert(fc, map, &room);
 	pthread_mutex_unlock(&fc->lock);
 	if (!e)
 		return 0;
+	if (!frag_map_entry(fc, e, &room)) {
+		pthread_mutex_lock(&fc->lock);
+		frag_put(fc, e);
+		pthread_mutex_unlock(&fc->lock);
+		return 0;
+	}
 	ret = frag_decode(ctx, sub, fc, e, map);
 	if (ret) {
 		pthread_mutex_lock(&fc->lock);
@@ -567,12 +625,14 @@ static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 				struct erofs_frag_cache *fc,
 				const struct erofs_map *map)
 {
+	struct frag_room room = { 0 };
 	struct frag_entry *e = NULL;
+	bool mapped;
 	int ret;
 
 	pthread_mutex_lock(&fc->lock);
 	if (!frag_find(fc, map->la)) {
-		e = frag_insert(fc, map);
+		e = frag_insert(fc, map, &room);
 		if (e)
 			e->unread = true;
 		fc->st.prefetches += e != NULL;
@@ -580,10 +640,13 @@ static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	pthread_mutex_unlock(&fc->lock);
 	if (!e)
 		return 0;
-	ret = frag_decode(ctx, sub, fc, e, map);
+	mapped = frag_map_entry(fc, e, &room);
+	ret = mapped ? frag_decode(ctx, sub, fc, e, map) : 0;
 	pthread_mutex_lock(&fc->lock);
 	frag_put(fc, e);
 	pthread_mutex_unlock(&fc->lock);
+	if (!mapped)
+		return 0;
 	return ret == -ENOMEM ? ret : 1;
 }
 
