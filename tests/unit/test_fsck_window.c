@@ -69,6 +69,21 @@ static void reserve_items(struct run *r, struct item **it, unsigned int n,
 	}
 }
 
+/* order[0..n) a random permutation of 0..n-1. */
+static void shuffle(unsigned int *order, unsigned int n, unsigned int *seed)
+{
+	unsigned int i, k, t;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		k = (unsigned int)rand_r(seed) % (i + 1);
+		t = order[i];
+		order[i] = order[k];
+		order[k] = t;
+	}
+}
+
 static void hand_out(struct run *r, struct item *it)
 {
 	pthread_mutex_lock(&r->lock);
@@ -200,15 +215,9 @@ START_TEST(test_window_grow_shuffled)
 	reserve_items(r, items, ITEMS, ENTRY);
 	for (i = 0; i < ITEMS; i++) {
 		items[i]->delay = (unsigned int)rand_r(&seed) % 20000;
-		order[i] = i;
 		grown[i] = false;
 	}
-	for (i = ITEMS - 1; i > 0; i--) {
-		k = (unsigned int)rand_r(&seed) % (i + 1);
-		first = order[i];
-		order[i] = order[k];
-		order[k] = first;
-	}
+	shuffle(order, ITEMS, &seed);
 	for (i = 0, first = 0; i < ITEMS; i++) {
 		size_t data =
 			i % 101 == 0 ? MAX_DATA : (size_t)rand_r(&seed) % 8192;
@@ -304,21 +313,14 @@ START_TEST(test_window_shuffled)
 	static struct item *it[ITEMS];
 	static unsigned int order[ITEMS];
 	static bool done[ITEMS];
-	unsigned int i, k, t, prefix = 0, seed = (unsigned int)_i + 11;
+	unsigned int i, prefix = 0, seed = (unsigned int)_i + 11;
 
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, NULL, r), 0);
 	reserve_items(r, it, ITEMS, 100);
-	for (i = 0; i < ITEMS; i++) {
-		order[i] = i;
+	for (i = 0; i < ITEMS; i++)
 		done[i] = false;
-	}
-	for (i = ITEMS - 1; i > 0; i--) {
-		k = (unsigned int)rand_r(&seed) % (i + 1);
-		t = order[i];
-		order[i] = order[k];
-		order[k] = t;
-	}
+	shuffle(order, ITEMS, &seed);
 	for (i = 0; i < ITEMS; i++) {
 		done[order[i]] = true;
 		ord_window_complete(&r->w, &it[order[i]]->oi);
