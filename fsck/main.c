@@ -240,7 +240,8 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 	if (extract_open(x, &o, rep, start_is_dir(ctx, wo)) != FSCK_OK)
 		return rep->fatal;
 	outputs_add(outs, &extract_output, *x,
-		    OUT_CREATES | OUT_DATA | (cfg->xattrs ? OUT_XATTRS : 0));
+		    OUT_CREATES | OUT_OPENS | OUT_DATA |
+			    (cfg->xattrs ? OUT_XATTRS : 0));
 	return 0;
 }
 

@@ -135,6 +135,11 @@ int checker_finish(struct checker *ck)
 			   "split files: %llu, in %llu pieces",
 			   (unsigned long long)ck->stats.split_files,
 			   (unsigned long long)ck->stats.pieces);
+	if (ck->stats.walker_files && erofs_pool_threads(ck->pool))
+		report_msg(
+			ck->rep, FSCK_LVL_DEBUG,
+			"files too small to hand over, checked on the walker: %llu",
+			(unsigned long long)ck->stats.walker_files);
 	if (ck->stats.held_files)
 		report_msg(ck->rep, FSCK_LVL_DEBUG,
 			   "held files: %llu, queued in %llu batches",

@@ -274,6 +274,18 @@ int erofs_pool_flush(struct erofs_pool *pool)
 	return 0;
 }
 
+int erofs_pool_run_here(struct erofs_pool *pool, erofs_task_fn fn, void *arg)
+{
+	int ret = __atomic_load_n(&pool->error, __ATOMIC_RELAXED);
+
+	if (ret)
+		return ret;
+	ret = fn(pool->inline_worker, arg);
+	if (ret)
+		set_error(pool, ret);
+	return ret;
+}
+
 int erofs_pool_submit(struct erofs_pool *pool, erofs_task_fn fn, void *arg,
 		      uint64_t cost)
 {
@@ -281,12 +293,8 @@ int erofs_pool_submit(struct erofs_pool *pool, erofs_task_fn fn, void *arg,
 
 	if (ret)
 		return ret;
-	if (!pool->cfg.threads) {
-		ret = fn(pool->inline_worker, arg);
-		if (ret)
-			set_error(pool, ret);
-		return ret;
-	}
+	if (!pool->cfg.threads)
+		return erofs_pool_run_here(pool, fn, arg);
 	if (!pool->cur) {
 		pool->cur = new_batch(pool);
 		if (!pool->cur) {

@@ -63,6 +63,8 @@ struct fsck_stats {
 	/* files held to follow their data, in how many batches (task.c) */
 	uint64_t held_files;
 	uint64_t hold_batches;
+	/* files too small to hand over, checked on the walker (task.c) */
+	uint64_t walker_files;
 };
 
 /* What a thread checks with: its context, report and buffer. */

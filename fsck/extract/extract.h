@@ -198,7 +198,8 @@ struct extract_stats {
 void extract_get_stats(const struct extractor *x, struct extract_stats *st);
 
 /*
- * The output (output.h) of an extract_open(): OUT_CREATES and OUT_DATA,
+ * The output (output.h) of an extract_open(): OUT_CREATES, OUT_OPENS and
+ * OUT_DATA,
  * OUT_XATTRS with xattrs. Last of the outputs that read xattrs: it keeps
  * a directory's for the end, taking the items of its list.
  */

@@ -706,6 +706,6 @@ int compare_add_output(struct outputs *l, const struct compare_opts *o,
 		return -err;
 	}
 	outputs_add(l, &compare_output, c,
-		    OUT_DATA | (o->xattrs ? OUT_XATTRS : 0));
+		    OUT_OPENS | OUT_DATA | (o->xattrs ? OUT_XATTRS : 0));
 	return 0;
 }

@@ -69,6 +69,7 @@ enum out_wants {
 	OUT_DIGEST = 1 << 1, /* the SHA-256 of file contents and targets */
 	OUT_DATA = 1 << 2, /* the decoded bytes of regular files */
 	OUT_CREATES = 1 << 3, /* it creates files (for the cost model) */
+	OUT_OPENS = 1 << 4, /* it opens a file on disk for each file */
 };
 
 /* An entry met by the walker. */

@@ -46,6 +46,21 @@ uint64_t cost_file(const struct erofs_inode *inode, bool decode, bool extract)
 	       split_data_cost(inode->size, cost_data_per_kib(inode));
 }
 
+/*
+ * Handing a task over costs more than such a file's work, a copy of at
+ * most a block: the task, its report and the outputs' state of the file
+ * change threads, and with them their memory (freed by another thread
+ * than the one that allocated it). On 10^6 files of up to 2 KiB, --tar
+ * -j2 took 1.3 to 1.8 times as long as -j1, which runs every task on the
+ * walker. A block of its own to read is not trivial: on slow storage the
+ * workers overlap those reads.
+ */
+bool cost_file_trivial(const struct erofs_inode *inode, uint32_t blksz)
+{
+	return !inode->size || (inode->layout == EROFS_INODE_FLAT_INLINE &&
+				inode->size < blksz);
+}
+
 uint64_t cost_extent(const struct erofs_map *map, uint64_t len)
 {
 	const struct erofs_codec *codec = NULL;

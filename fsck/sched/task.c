@@ -179,9 +179,15 @@ static enum fsck_result file_task_begin(struct checker *ck,
 	return ret;
 }
 
-/* A whole file's task to the pool. */
+/* A whole file's task to the pool, or run here when it is trivial. */
 static enum fsck_result file_task_queue(struct checker *ck, struct file_task *t)
 {
+	if (!outputs_want(ck->outs, OUT_OPENS) &&
+	    cost_file_trivial(&t->inode, ck->ctx->img->blksz)) {
+		ck->stats.walker_files++;
+		return fsck_result_of(
+			erofs_pool_run_here(ck->pool, file_task_run, t));
+	}
 	return fsck_result_of(erofs_pool_submit(
 		ck->pool, file_task_run, t,
 		cost_file(&t->inode, ck->decode,

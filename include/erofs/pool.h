@@ -55,6 +55,13 @@ int erofs_pool_submit(struct erofs_pool *pool, erofs_task_fn fn, void *arg,
 		      uint64_t cost);
 
 /*
+ * Run a task now, on the submitting thread, with the state of the pool's
+ * inline worker: for a task smaller than handing it over. Errors and
+ * stopping as for erofs_pool_submit.
+ */
+int erofs_pool_run_here(struct erofs_pool *pool, erofs_task_fn fn, void *arg);
+
+/*
  * Queue a task ahead of every batch: a worker that looks for work takes
  * these first, in the order they were queued. For work that later tasks
  * depend on (decoding what files will read), so that it runs before the

@@ -329,6 +329,41 @@ START_TEST(test_cancel)
 }
 END_TEST
 
+static pthread_t here_thread;
+static unsigned int here_index = 99;
+
+static int here_task(void *worker, void *arg)
+{
+	here_thread = pthread_self();
+	here_index = *(unsigned int *)worker;
+	return (int)(intptr_t)arg;
+}
+
+/*
+ * A task run here runs at once, on the calling thread, with the inline
+ * worker's state (index 0) while the workers have their own; its error
+ * stops the run, and a stopped run runs nothing more here.
+ */
+START_TEST(test_run_here)
+{
+	struct erofs_pool_config cfg = { .threads = 2, .batch_cost = 1 };
+	struct erofs_pool *pool;
+
+	ck_assert_int_eq(erofs_pool_create(&pool, &cfg, &ops), 0);
+	ck_assert_int_eq(erofs_pool_run_here(pool, here_task, (void *)0), 0);
+	ck_assert(pthread_equal(here_thread, pthread_self()));
+	ck_assert_uint_eq(here_index, 0);
+	ck_assert_int_eq(erofs_pool_run_here(pool, here_task, (void *)-EIO),
+			 -EIO);
+	ck_assert(erofs_pool_stopped(pool));
+	here_index = 99;
+	ck_assert_int_eq(erofs_pool_run_here(pool, here_task, (void *)0), -EIO);
+	ck_assert_uint_eq(here_index, 99);
+	ck_assert_int_eq(erofs_pool_wait(pool), -EIO);
+	erofs_pool_destroy(pool);
+}
+END_TEST
+
 static Suite *pool_suite(void)
 {
 	Suite *s = suite_create("pool");
@@ -342,6 +377,7 @@ static Suite *pool_suite(void)
 	tcase_add_test(tc, test_ahead_first);
 	tcase_add_test(tc, test_ahead_inline);
 	tcase_add_test(tc, test_help);
+	tcase_add_test(tc, test_run_here);
 	suite_add_tcase(s, tc);
 	return s;
 }
