@@ -28,6 +28,9 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
     warned about once per kind (each line once; cpio and newc hold hard
     links), bsdtar reads the archive to its end; an unknown format is a
     usage error naming it (16);
+    an mtime too far from 1970 for a calendar date (the fuzzer's input in
+    data/regressions) gets the nearest 32-bit time, with one warning, in
+    zip, iso9660, xar and 7zip, and is kept in pax;
  7. bad options: --tar=- with --list, --format without --tar and an empty
     --tar= are usage errors (16); an output that cannot be created is an
     error naming it (8), and so is one that fills up (/dev/full);
@@ -284,6 +287,33 @@ def check_formats(image, scratch):
         "an unknown --format: exit 16, naming it", ["exit %d" % rc, err])
 
 
+DATELESS = os.path.join(SRCDIR, "data", "regressions",
+                        "zip-mtime-without-date.exit-4.erofs")
+
+
+def check_dateless(scratch):
+    """An mtime whose year overflows an int: the formats that store dates
+    get the nearest 32-bit time, with one warning; pax keeps it."""
+    path = os.path.join(scratch, "dateless.out")
+    for fmt, clamped in (("zip", True), ("iso9660", True), ("xar", True),
+                         ("7zip", True), ("pax", False)):
+        if os.path.exists(path):
+            os.unlink(path)
+        rc, out, err = tarlib.run([FSCK, "--no-sbcrc", "--tar=" + path,
+                                   "--format=" + fmt, DATELESS])
+        said = sum("too far from 1970 for a calendar date" in line
+                   for line in err.splitlines())
+        listed = subprocess.run(["bsdtar", "-tf", path], capture_output=True)
+        names = listed.stdout.decode("latin-1").split()
+        ok = (rc == 4 and said == (1 if clamped else 0) and
+              listed.returncode == 0 and "per4" in names)
+        tap(ok, "--format=%s, an mtime without a calendar date: exit 4, %s, "
+            "bsdtar lists the file" % (fmt, "one warning" if clamped
+                                       else "kept"),
+            ["exit %d, warned %d times, bsdtar %d: %s" %
+             (rc, said, listed.returncode, names), err])
+
+
 def drop_to_nobody():
     os.setgroups([])
     os.setgid(65534)
@@ -373,6 +403,7 @@ def main():
         check_spool(images["lz4hc"])
         check_damaged(scratch.path)
         check_formats(images["plain"], scratch.path)
+        check_dateless(scratch.path)
         check_options(images["plain"])
         check_with_extract(images["plain"], scratch.path)
         check_ordinary_user(images["lz4hc"], scratch.path)

@@ -3,7 +3,9 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "erofs/inode.h"
 #include "tarentry.h"
@@ -26,6 +28,8 @@ static const char *const lost_text[TAR_LOST_KINDS] = {
 	[TAR_LOST_SOCKETS] = "sockets are left out",
 	[TAR_LOST_XATTR_NAMES] =
 		"xattr names with '=', '%' or bytes outside printable ASCII are URL-encoded in SCHILY.xattr records (GNU tar restores them under the encoded names, bsdtar under both)",
+	[TAR_LOST_DATELESS] =
+		"mtimes too far from 1970 for a calendar date are set to the nearest 32-bit time",
 };
 
 const char *tarentry_lost_text(enum tar_lost kind)
@@ -57,6 +61,8 @@ void tarentry_caps(struct archive *a, struct tar_caps *caps)
 		caps->inodes = true;
 		break;
 	default:
+		/* the tar, cpio and mtree writers store seconds as numbers */
+		caps->dates = true;
 		break;
 	}
 }
@@ -205,6 +211,25 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 	return 0;
 }
 
+/*
+ * A time whose year overflows an int has no calendar date. The writers
+ * that turn times into dates take the conversion's failure for a date
+ * and crash (libarchive's zip writer reads the year through the NULL it
+ * got), so they get the nearest 32-bit time instead.
+ */
+static int64_t tarentry_mtime(const struct tar_caps *caps, int64_t mtime,
+			      uint64_t *lost)
+{
+	time_t t = (time_t)mtime;
+	struct tm tm;
+
+	if (!caps->dates ||
+	    (t == mtime && localtime_r(&t, &tm) && gmtime_r(&t, &tm)))
+		return mtime;
+	tarentry_lose(lost, TAR_LOST_DATELESS);
+	return mtime < 0 ? INT32_MIN : INT32_MAX;
+}
+
 struct archive_entry *tarentry_new(const struct tar_caps *caps,
 				   const char *name,
 				   const struct erofs_inode *inode,
@@ -219,7 +244,8 @@ struct archive_entry *tarentry_new(const struct tar_caps *caps,
 	archive_entry_set_mode(ae, inode->mode);
 	archive_entry_set_uid(ae, inode->uid);
 	archive_entry_set_gid(ae, inode->gid);
-	archive_entry_set_mtime(ae, inode->mtime, inode->mtime_nsec);
+	archive_entry_set_mtime(ae, tarentry_mtime(caps, inode->mtime, lost),
+				inode->mtime_nsec);
 	if (inode->mtime_nsec && !caps->nsec)
 		tarentry_lose(lost, TAR_LOST_NSEC);
 	if (S_ISREG(inode->mode))

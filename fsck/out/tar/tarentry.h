@@ -27,7 +27,8 @@ enum tar_lost {
 	TAR_LOST_SPARSE,
 	TAR_LOST_LINKS,
 	TAR_LOST_SOCKETS,
-	TAR_LOST_XATTR_NAMES,	/* pax: names SCHILY.xattr holds encoded */
+	TAR_LOST_XATTR_NAMES, /* pax: names SCHILY.xattr holds encoded */
+	TAR_LOST_DATELESS, /* mtimes that have no calendar date */
 	TAR_LOST_KINDS
 };
 
@@ -47,6 +48,8 @@ struct tar_caps {
 	enum tar_links links;
 	/* inode numbers and link counts: cpio's links, mtree's nlink */
 	bool inodes;
+	/* the writer turns times into calendar dates (zip, iso9660, xar) */
+	bool dates;
 };
 
 void tarentry_caps(struct archive *a, struct tar_caps *caps);
