@@ -387,8 +387,8 @@ static bool frag_cacheable(const struct erofs_frag_cache *fc,
 
 /*
  * Without the lock: map e, just inserted, from the room its insertion
- * made. Without memory for it, e leaves the table (its waiters decode on
- * their own) and the caller is to let go of it and decode on its own too.
+ * made. Without memory for it, e leaves the table with the caller's
+ * reference too: its waiters and the caller decode on their own.
  */
 static bool frag_map_entry(struct erofs_frag_cache *fc, struct frag_entry *e,
 			   struct frag_room *room)
@@ -401,7 +401,8 @@ static bool frag_map_entry(struct erofs_frag_cache *fc, struct frag_entry *e,
 	}
 	pthread_mutex_lock(&fc->lock);
 	e->failed = true;
-	frag_remove(fc, e);
+	frag_unlink(fc, e);
+	frag_put(fc, e);
 	pthread_cond_broadcast(&fc->decoded);
 	pthread_mutex_unlock(&fc->lock);
 	return false;
@@ -503,14 +504,8 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	}
 	e = e ? NULL : frag_insert(fc, map, &room);
 	pthread_mutex_unlock(&fc->lock);
-	if (!e)
+	if (!e || !frag_map_entry(fc, e, &room))
 		return 0;
-	if (!frag_map_entry(fc, e, &room)) {
-		pthread_mutex_lock(&fc->lock);
-		frag_put(fc, e);
-		pthread_mutex_unlock(&fc->lock);
-		return 0;
-	}
 	ret = frag_decode(ctx, sub, fc, e, map);
 	if (ret) {
 		pthread_mutex_lock(&fc->lock);
@@ -627,7 +622,6 @@ static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 {
 	struct frag_room room = { 0 };
 	struct frag_entry *e = NULL;
-	bool mapped;
 	int ret;
 
 	pthread_mutex_lock(&fc->lock);
@@ -638,15 +632,12 @@ static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		fc->st.prefetches += e != NULL;
 	}
 	pthread_mutex_unlock(&fc->lock);
-	if (!e)
+	if (!e || !frag_map_entry(fc, e, &room))
 		return 0;
-	mapped = frag_map_entry(fc, e, &room);
-	ret = mapped ? frag_decode(ctx, sub, fc, e, map) : 0;
+	ret = frag_decode(ctx, sub, fc, e, map);
 	pthread_mutex_lock(&fc->lock);
 	frag_put(fc, e);
 	pthread_mutex_unlock(&fc->lock);
-	if (!mapped)
-		return 0;
 	return ret == -ENOMEM ? ret : 1;
 }
 

@@ -289,12 +289,13 @@ int erofs_pool_run_here(struct erofs_pool *pool, erofs_task_fn fn, void *arg)
 int erofs_pool_submit(struct erofs_pool *pool, erofs_task_fn fn, void *arg,
 		      uint64_t cost)
 {
-	int ret = __atomic_load_n(&pool->error, __ATOMIC_RELAXED);
+	int ret;
 
-	if (ret)
-		return ret;
 	if (!pool->cfg.threads)
 		return erofs_pool_run_here(pool, fn, arg);
+	ret = __atomic_load_n(&pool->error, __ATOMIC_RELAXED);
+	if (ret)
+		return ret;
 	if (!pool->cur) {
 		pool->cur = new_batch(pool);
 		if (!pool->cur) {

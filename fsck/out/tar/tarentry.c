@@ -215,8 +215,12 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
  * A time whose year overflows an int has no calendar date. The writers
  * that turn times into dates take the conversion's failure for a date
  * and crash (libarchive's zip writer reads the year through the NULL it
- * got), so they get the nearest 32-bit time instead.
+ * got), so they get the nearest 32-bit time instead. Within a billion
+ * years of 1970 every time has a date: only those beyond are converted
+ * to find out.
  */
+#define TAR_DATED_SECONDS (1LL << 55)
+
 static int64_t tarentry_mtime(const struct tar_caps *caps, int64_t mtime,
 			      uint64_t *lost)
 {
@@ -224,6 +228,7 @@ static int64_t tarentry_mtime(const struct tar_caps *caps, int64_t mtime,
 	struct tm tm;
 
 	if (!caps->dates ||
+	    (mtime > -TAR_DATED_SECONDS && mtime < TAR_DATED_SECONDS) ||
 	    (t == mtime && localtime_r(&t, &tm) && gmtime_r(&t, &tm)))
 		return mtime;
 	tarentry_lose(lost, TAR_LOST_DATELESS);
