@@ -403,10 +403,11 @@ static int walk_image(struct checker *ck, struct report *rep,
 }
 
 /*
- * EROFS_FSCK_FRAG_CACHE: the fragment cache's budget in bytes, instead of
- * EROFS_FRAG_CACHE_BUDGET (tests of a small cache).
+ * The fragment cache's budget for threads workers, or EROFS_FSCK_FRAG_CACHE
+ * in bytes (tests of a small cache).
  */
-static int set_frag_cache_budget(struct report *rep, struct erofs_image *img)
+static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
+				 unsigned int threads)
 {
 	struct erofs_err err;
 	struct fsck_loc loc = { .label = rep->image, .nid = EROFS_NO_NID,
@@ -415,6 +416,8 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img)
 	int ret;
 
 	if (!knob_value("EROFS_FSCK_FRAG_CACHE", &budget) || budget > SIZE_MAX)
+		budget = erofs_frag_cache_budget(threads);
+	if (budget == EROFS_FRAG_CACHE_BUDGET)
 		return 0;
 	erofs_err_clear(&err);
 	ret = erofs_frag_cache_create(img, (size_t)budget, &err);
@@ -437,7 +440,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	char *base = NULL;
 	int ret;
 
-	ret = set_frag_cache_budget(rep, img);
+	ret = set_frag_cache_budget(rep, img, threads);
 	if (ret < 0)
 		return ret;
 	ret = erofs_ctx_init(&ctx, img);

@@ -9,8 +9,10 @@
  * decoding it again. Readers hold a reference while they copy out, so the
  * lock is only held to find, pin and unpin entries. Entries that nobody
  * holds are evicted, least recently used first, to stay within the
- * budget, those read ahead and not read yet after all others; pinned ones
- * may take it over by what the readers in flight use.
+ * budget, those with bytes past what readers have copied out after all
+ * others (files are handed out in the order of their fragments, so the
+ * readers of those bytes are still to come); pinned ones may take it
+ * over by what the readers in flight use.
  *
  * An extent that is corrupt or cannot be read stays in the table as
  * failed, with its error and without data, charged like a decoded one:
@@ -20,11 +22,11 @@
  * Read-ahead (erofs_frag_prefetch) inserts and decodes an extent before
  * any file asks for it, so that threads decode different extents at once
  * ahead of the readers; it never waits for nor repeats a decode that is
- * pending or done. A bitmap that outlives eviction (one bit per lcluster
- * of the packed inode, where each extent starts in its own lcluster)
- * marks the extents decoded soundly and the corrupt ones a reader was
- * told of: a checker of the packed inode then need decode and report
- * only the others.
+ * pending or done, and never evicts an extent not used up for it. A
+ * bitmap that outlives eviction (one bit per lcluster of the packed
+ * inode, where each extent starts in its own lcluster) marks the extents
+ * decoded soundly and the corrupt ones a reader was told of: a checker of
+ * the packed inode then need decode and report only the others.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -49,7 +51,7 @@ struct frag_entry {
 	bool ready;
 	bool failed;
 	bool corrupt; /* failed to decode: err says why, data is gone */
-	bool unread; /* read ahead, for a reader to come */
+	uint64_t read_to; /* readers have copied out bytes up to here */
 	struct erofs_err err; /* why it failed, if corrupt */
 	struct frag_entry *hnext;	/* hash chain */
 	struct frag_entry *prev, *next;	/* LRU, most recent first */
@@ -182,6 +184,16 @@ static void frag_cache_free(struct erofs_frag_cache *fc)
 	free(fc);
 }
 
+size_t erofs_frag_cache_budget(unsigned int threads)
+{
+	uint64_t pinned = (uint64_t)threads * EROFS_FRAG_CACHE_PER_THREAD;
+
+	if (pinned > SIZE_MAX / 2)
+		return SIZE_MAX / 2;
+	return pinned > EROFS_FRAG_CACHE_BUDGET ? (size_t)pinned
+						: EROFS_FRAG_CACHE_BUDGET;
+}
+
 int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
 			    struct erofs_err *err)
 {
@@ -292,20 +304,33 @@ static void frag_put(struct erofs_frag_cache *fc, struct frag_entry *e)
 		entry_free(e);
 }
 
+/* Have readers copied out e up to its end? */
+static bool frag_used_up(const struct frag_entry *e)
+{
+	return e->read_to >= e->llen;
+}
+
+/* Nobody holds e; it is used up, unless not_used_up evicts those too. */
+static bool frag_evictable(const struct frag_entry *e, bool not_used_up)
+{
+	return e->refs <= 1 && (e->ready || e->failed) &&
+	       (not_used_up || frag_used_up(e));
+}
+
 /*
- * Evict what nobody holds, least recently used first, unread too or not,
- * until want more bytes fit in the budget, into room: the first mapping
- * evicted is to be resized for the new extent instead of being unmapped.
+ * Evict what nobody holds, least recently used first, extents not used up
+ * too or not, until want more bytes fit in the budget, into room: the
+ * first mapping evicted is to be resized for the new extent instead of
+ * being unmapped.
  */
-static void frag_evict_pass(struct erofs_frag_cache *fc, bool unread,
+static void frag_evict_pass(struct erofs_frag_cache *fc, bool not_used_up,
 			    uint64_t want, struct frag_room *room)
 {
 	struct frag_entry *e = fc->lru.prev, *prev;
 
 	for (; e != &fc->lru && fc->st.bytes + want > fc->budget; e = prev) {
 		prev = e->prev;
-		if (e->refs > 1 || !(e->ready || e->failed) ||
-		    (e->unread && !unread))
+		if (!frag_evictable(e, not_used_up))
 			continue;
 		if (!room->spare && e->data) {
 			room->spare = e->data;
@@ -320,15 +345,35 @@ static void frag_evict_pass(struct erofs_frag_cache *fc, bool unread,
 }
 
 /*
- * Extents read ahead and not read yet go last: their readers are on the
- * way, while readers decoding on their own (the pieces of a long fragment)
- * insert extents after them that would push them out first.
+ * Extents not used up go last: read ahead and not read yet, or read in
+ * part, as the last piece of a long fragment reads the extent whose rest
+ * the next file's fragment is; their readers are on the way. Readers
+ * decoding on their own (the pieces of a long fragment) insert extents
+ * after them that would push them out first.
  */
 static void frag_evict(struct erofs_frag_cache *fc, uint64_t want,
 		       struct frag_room *room)
 {
 	frag_evict_pass(fc, false, want, room);
 	frag_evict_pass(fc, true, want, room);
+}
+
+/*
+ * Is there room for want more bytes once the extents used up are
+ * evicted? Read-ahead goes no further: ahead of its readers by more than
+ * the budget holds, it would evict what it decoded for them before they
+ * came, and they would decode it again (the walker queues files, and so
+ * read-ahead, as far ahead of the workers as the pool's queue holds).
+ */
+static bool frag_room_ahead(const struct erofs_frag_cache *fc, uint64_t want)
+{
+	const struct frag_entry *e = fc->lru.prev;
+	uint64_t bytes = fc->st.bytes;
+
+	for (; e != &fc->lru && bytes + want > fc->budget; e = e->prev)
+		if (frag_evictable(e, false))
+			bytes -= e->mapped;
+	return bytes + want <= fc->budget;
 }
 
 /*
@@ -488,7 +533,6 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		if (e->ready) {
 			lru_unlink(e);
 			lru_push(fc, e);
-			e->unread = false;
 			fc->st.hits++;
 			*out = e;
 		} else {
@@ -549,6 +593,8 @@ static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	}
 	memcpy(out, e->data + skip, len);
 	pthread_mutex_lock(&fc->lock);
+	if (skip + len > e->read_to)
+		e->read_to = skip + len;
 	frag_put(fc, e);
 	pthread_mutex_unlock(&fc->lock);
 	return 0;
@@ -615,6 +661,22 @@ int erofs_frag_map_part(struct erofs_ctx *ctx, const struct erofs_map *map,
 	return 0;
 }
 
+/* A read-ahead entry for map, or NULL: held back for want of room. */
+static struct frag_entry *frag_insert_ahead(struct erofs_frag_cache *fc,
+					    const struct erofs_map *map,
+					    struct frag_room *room)
+{
+	struct frag_entry *e;
+
+	if (!frag_room_ahead(fc, map->llen)) {
+		fc->st.held_back++;
+		return NULL;
+	}
+	e = frag_insert(fc, map, room);
+	fc->st.prefetches += e != NULL;
+	return e;
+}
+
 /* Insert and decode map unless it is cached or pending: 1 if decoded. */
 static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 				struct erofs_frag_cache *fc,
@@ -625,12 +687,8 @@ static int frag_prefetch_extent(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	int ret;
 
 	pthread_mutex_lock(&fc->lock);
-	if (!frag_find(fc, map->la)) {
-		e = frag_insert(fc, map, &room);
-		if (e)
-			e->unread = true;
-		fc->st.prefetches += e != NULL;
-	}
+	if (!frag_find(fc, map->la))
+		e = frag_insert_ahead(fc, map, &room);
 	pthread_mutex_unlock(&fc->lock);
 	if (!e || !frag_map_entry(fc, e, &room))
 		return 0;

@@ -11,7 +11,7 @@
 # extent (EROFS_FSCK_READAHEAD=1), and requires, against -j1: the same
 # exit status, standard output (the manifest), standard error (problems
 # and their order) and extracted tree. That -j2 did read ahead is taken
-# from its -d7 statistics line, "(N read ahead)" with N > 0.
+# from its -d7 statistics line, "(N read ahead, M held back)" with N > 0.
 #
 # Then a small fragment cache (EROFS_FSCK_FRAG_CACHE, a few extents): -j2 still
 # extracts the same tree, and the most the cache held at once stays within
@@ -110,7 +110,7 @@ same()
 read_ahead()
 {
 	"$FSCK" -d7 -j2 --extract "$1" 2>&1 >/dev/null |
-		sed -n 's/.*fragment cache: .* (\([0-9]*\) read ahead).*/\1/p'
+		sed -n 's/.*fragment cache: .* (\([0-9]*\) read ahead, .*/\1/p'
 }
 
 # check TAG IMAGE

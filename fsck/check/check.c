@@ -625,9 +625,10 @@ static void packed_report_stats(struct checker *ck, uint64_t encoded,
 			: 0);
 	report_msg(
 		ck->rep, FSCK_LVL_DEBUG,
-		"fragment cache: budget %zu, peak %zu bytes; %llu decodes (%llu read ahead), %llu hits, %llu waits (%llu tasks run meanwhile), %llu evictions (%llu mappings reused), %llu uncached reads",
+		"fragment cache: budget %zu, peak %zu bytes; %llu decodes (%llu read ahead, %llu held back), %llu hits, %llu waits (%llu tasks run meanwhile), %llu evictions (%llu mappings reused), %llu uncached reads",
 		st.budget, st.peak, (unsigned long long)st.decodes,
-		(unsigned long long)st.prefetches, (unsigned long long)st.hits,
+		(unsigned long long)st.prefetches,
+		(unsigned long long)st.held_back, (unsigned long long)st.hits,
 		(unsigned long long)st.waits, (unsigned long long)st.helps,
 		(unsigned long long)st.evictions,
 		(unsigned long long)st.recycled,

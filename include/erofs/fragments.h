@@ -28,6 +28,20 @@ struct erofs_map;
 /* Default bound on the decoded bytes the cache keeps. */
 #define EROFS_FRAG_CACHE_BUDGET (32u << 20)
 
+/*
+ * What each reading thread may hold pinned at once: the packed extent it
+ * decodes or copies out of, 4-8 MiB decoded for the 1 MiB pclusters of
+ * live media.
+ */
+#define EROFS_FRAG_CACHE_PER_THREAD (6u << 20)
+
+/*
+ * The default budget for that many threads reading at once: past five,
+ * their pinned extents would take the default over from what read-ahead
+ * decoded for the files to come, which were then decoded again.
+ */
+size_t erofs_frag_cache_budget(unsigned int threads);
+
 struct erofs_frag_stats {
 	uint64_t hits;		/* extents found decoded */
 	uint64_t decodes;	/* extents decoded into the cache */
@@ -37,6 +51,7 @@ struct erofs_frag_stats {
 	uint64_t recycled; /* evicted mappings resized for a new extent */
 	uint64_t uncached;	/* reads that bypassed the cache */
 	uint64_t prefetches;	/* extents decoded by read-ahead */
+	uint64_t held_back; /* read-ahead left to readers: no room */
 	uint64_t decoded; /* bytes decoded or tried, into the cache
 				 * or not */
 	size_t bytes; /* bytes mapped for decoded extents now */

@@ -6,8 +6,9 @@
  * share it; a small budget evicts and still reads right; a damaged packed
  * pcluster fails every read that needs it, with no wrong data and no hang;
  * images without fragments get no cache; a fragment cut into parts at the
- * packed inode's extents reads the same bytes; extents read ahead for a
- * reader to come are evicted last.
+ * packed inode's extents reads the same bytes; extents with readers to
+ * come (read ahead, or read in part) are evicted last, and never by
+ * read-ahead; the default budget grows with the threads.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -675,18 +676,33 @@ static unsigned int cacheable_extents(struct erofs_ctx *ctx,
 	return n;
 }
 
-/* Read a byte of m: did the cache have to decode it again? */
-static bool read_decodes(struct erofs_ctx *ctx, const struct erofs_map *m)
+/* Read len bytes of m: did the cache have to decode it again? */
+static bool read_part_decodes(struct erofs_ctx *ctx, const struct erofs_map *m,
+			      uint64_t len)
 {
 	struct erofs_frag_stats before, after;
-	uint8_t byte;
+	uint8_t *buf = malloc((size_t)len);
 
+	ck_assert_ptr_nonnull(buf);
 	erofs_frag_cache_stats(ctx->img, &before);
-	ck_assert_int_eq(erofs_frag_read(ctx, &ctx->img->packed, m->la, &byte,
-					 1),
+	ck_assert_int_eq(erofs_frag_read(ctx, &ctx->img->packed, m->la, buf,
+					 (size_t)len),
 			 0);
 	erofs_frag_cache_stats(ctx->img, &after);
+	free(buf);
 	return after.decodes > before.decodes;
+}
+
+/* Read a byte of m, which leaves the rest of it to readers to come. */
+static bool read_decodes(struct erofs_ctx *ctx, const struct erofs_map *m)
+{
+	return read_part_decodes(ctx, m, 1);
+}
+
+/* Read all of m: it is used up. */
+static bool read_all_decodes(struct erofs_ctx *ctx, const struct erofs_map *m)
+{
+	return read_part_decodes(ctx, m, m->llen);
 }
 
 /*
@@ -716,8 +732,8 @@ static uint64_t small_cache(struct erofs_image **img, struct erofs_ctx *ctx,
 
 /*
  * A reader announced with erofs_frag_want keeps its extent from being the
- * next one evicted: with the cache full of extents decoded in order, the
- * oldest, once wanted, outlives the second oldest.
+ * next one evicted: with the cache full of extents read ahead in order,
+ * the oldest, once wanted, outlives the second oldest.
  */
 START_TEST(test_want)
 {
@@ -737,9 +753,9 @@ START_TEST(test_want)
 	ck_assert_uint_ge(full, 2);
 	ck_assert_uint_lt(full, n);
 	ck_assert(erofs_frag_want(img, &maps[0]));
-	/* decode on until something is evicted */
+	/* readers decode on until something is evicted */
 	for (i = full; i < n; i++) {
-		ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[i]), 1);
+		ck_assert(read_decodes(&ctx, &maps[i]));
 		erofs_frag_cache_stats(img, &st);
 		if (st.evictions)
 			break;
@@ -753,11 +769,12 @@ START_TEST(test_want)
 END_TEST
 
 /*
- * An extent read ahead and not read yet is evicted after those readers
- * decoded on their own: with the cache filled by readers after it, the
- * oldest extent, unread, outlives the second oldest, read.
+ * Extents not used up are evicted after those readers used up: with the
+ * cache filled by readers of whole extents after them, the oldest extent,
+ * read ahead and read in part, and the second oldest, read ahead and not
+ * read, outlive the third, used up.
  */
-START_TEST(test_unread_last)
+START_TEST(test_used_up_first)
 {
 	static struct erofs_map maps[WANT_EXTENTS];
 	struct erofs_frag_stats st;
@@ -766,19 +783,86 @@ START_TEST(test_unread_last)
 	unsigned int n, i;
 
 	small_cache(&img, &ctx, maps, &n);
+	ck_assert_uint_ge(n, 4);
 	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[0]), 1);
-	for (i = 1; i < n; i++) {
-		ck_assert(read_decodes(&ctx, &maps[i]));
+	ck_assert(!read_decodes(&ctx, &maps[0]));
+	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[1]), 1);
+	for (i = 2; i < n; i++) {
+		ck_assert(read_all_decodes(&ctx, &maps[i]));
 		erofs_frag_cache_stats(img, &st);
 		if (st.evictions)
 			break;
 	}
 	ck_assert_uint_lt(i, n);
-	ck_assert_uint_ge(i, 2);
+	ck_assert_uint_ge(i, 3);
 	ck_assert(!read_decodes(&ctx, &maps[0]));
-	ck_assert(read_decodes(&ctx, &maps[1]));
+	ck_assert(!read_decodes(&ctx, &maps[1]));
+	ck_assert(read_decodes(&ctx, &maps[2]));
 	erofs_ctx_fini(&ctx);
 	erofs_image_close(img);
+}
+END_TEST
+
+/*
+ * Read-ahead never evicts an extent not used up: with the cache full of
+ * extents read ahead, the next is held back and nothing is evicted; once
+ * the oldest is used up, read-ahead takes its room.
+ */
+START_TEST(test_held_back)
+{
+	static struct erofs_map maps[WANT_EXTENTS];
+	struct erofs_frag_stats st;
+	struct erofs_image *img;
+	struct erofs_ctx ctx;
+	uint64_t budget, held = 0;
+	unsigned int n, full, used;
+
+	budget = small_cache(&img, &ctx, maps, &n);
+	for (full = 0; full < n && held + maps[full].llen <= budget; full++) {
+		ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[full]), 1);
+		held += maps[full].llen;
+	}
+	ck_assert_uint_lt(full, n);
+	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[full]), 0);
+	erofs_frag_cache_stats(img, &st);
+	ck_assert_uint_eq(st.held_back, 1);
+	ck_assert_uint_eq(st.evictions, 0);
+	/* use up the oldest until the next fits beside the others */
+	for (used = 0; held + maps[full].llen > budget; used++) {
+		ck_assert(!read_all_decodes(&ctx, &maps[used]));
+		held -= maps[used].llen;
+	}
+	ck_assert_uint_lt(used, full);
+	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[full]), 1);
+	erofs_frag_cache_stats(img, &st);
+	ck_assert_uint_eq(st.held_back, 1);
+	ck_assert_uint_ge(st.evictions, 1);
+	ck_assert(!read_decodes(&ctx, &maps[used]));
+	ck_assert(read_decodes(&ctx, &maps[0]));
+	erofs_ctx_fini(&ctx);
+	erofs_image_close(img);
+}
+END_TEST
+
+/*
+ * The default budget: as many threads as five or fewer read in the
+ * default one; more get room for the extent each holds pinned.
+ */
+START_TEST(test_budget_per_thread)
+{
+	unsigned int t;
+
+	for (t = 0; t * EROFS_FRAG_CACHE_PER_THREAD <= EROFS_FRAG_CACHE_BUDGET;
+	     t++)
+		ck_assert_uint_eq(erofs_frag_cache_budget(t),
+				  EROFS_FRAG_CACHE_BUDGET);
+	ck_assert_uint_ge(t, 2);
+	for (; t < 4096; t++)
+		ck_assert_uint_eq(erofs_frag_cache_budget(t),
+				  (size_t)t * EROFS_FRAG_CACHE_PER_THREAD);
+	ck_assert_uint_le(erofs_frag_cache_budget(~0u), SIZE_MAX / 2);
+	ck_assert_uint_ge(erofs_frag_cache_budget(~0u),
+			  erofs_frag_cache_budget(4095));
 }
 END_TEST
 
@@ -796,7 +880,9 @@ static Suite *fragments_suite(void)
 	tcase_add_test(tc, test_damaged_packed);
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_want);
-	tcase_add_test(tc, test_unread_last);
+	tcase_add_test(tc, test_used_up_first);
+	tcase_add_test(tc, test_held_back);
+	tcase_add_test(tc, test_budget_per_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }
