@@ -440,6 +440,10 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	char *base = NULL;
 	int ret;
 
+	if (res->jobs > 1)
+		report_msg(rep, FSCK_LVL_DEBUG,
+			   "-j%u: %u worker threads (CPUs to run on: %u)",
+			   res->jobs, threads, cost_cpus());
 	ret = set_frag_cache_budget(rep, img, threads);
 	if (ret < 0)
 		return ret;

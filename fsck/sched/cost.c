@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -92,15 +93,32 @@ static uint64_t cost_image(const struct erofs_image *img, uint64_t bytes)
 	return kib > UINT64_MAX / per ? UINT64_MAX : kib * per;
 }
 
+unsigned int cost_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return (unsigned int)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : (unsigned int)n;
+}
+
 /*
- * None for a single CPU or a small image, and none when nothing is
- * decoded: a task then only maps extents, about as much work as the
- * walker spends finding the file, so threads cannot win.
+ * None for a small image, and none when nothing is decoded: a task then
+ * only maps extents, about as much work as the walker spends finding the
+ * file, so threads cannot win. No more than the CPUs the process may run
+ * on, and so none on one: threads beyond them decode nothing sooner, and
+ * take turns on the CPUs, each turn in a cold cache, and in the kernel's
+ * locks of the directories they create files in (-j4 on two CPUs
+ * extracted live media onto ext4 14% slower than -j2, with a quarter
+ * more CPU time).
  */
 unsigned int cost_threads(const struct fsck_cfg *cfg,
 			  const struct erofs_image *img, uint64_t bytes,
 			  unsigned int jobs)
 {
+	unsigned int cpus;
 	uint64_t limit;
 
 	if (jobs <= 1)
@@ -112,8 +130,10 @@ unsigned int cost_threads(const struct fsck_cfg *cfg,
 	if (!(cfg->decode || cfg->extract_dir || cfg->digests ||
 	      cfg->manifest || cfg->tar))
 		return 0;
-	if (sysconf(_SC_NPROCESSORS_ONLN) == 1 ||
-	    cost_image(img, bytes) < limit)
+	cpus = cost_cpus();
+	if (jobs > cpus)
+		jobs = cpus;
+	if (jobs <= 1 || cost_image(img, bytes) < limit)
 		return 0;
 	return jobs;
 }

@@ -17,9 +17,13 @@ struct erofs_inode;
 struct erofs_map;
 struct fsck_cfg;
 
+/* The CPUs this process may run on (its affinity), else those online. */
+unsigned int cost_cpus(void);
+
 /*
  * Worker threads worth starting for -j jobs, for an image of bytes (all
- * its devices): 0 runs every task inline.
+ * its devices): 0 runs every task inline. EROFS_FSCK_SYNC_NS=0 starts
+ * jobs, whatever the work and the CPUs.
  */
 unsigned int cost_threads(const struct fsck_cfg *cfg,
 			  const struct erofs_image *img, uint64_t bytes,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cost model's decision to start threads, and the results of fsck's
- * steps as they leave for the walker and the pool and come back.
+ * The cost model's decision to start threads (by the work, and no more
+ * than the CPUs to run on), and the results of fsck's steps as they leave
+ * for the walker and the pool and come back.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +31,23 @@ static void setup(void)
 	unsetenv("EROFS_FSCK_SYNC_NS");
 }
 
-/* What a machine of one CPU starts whatever the work. */
+/* The CPUs this test may run on. */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	return (unsigned int)CPU_COUNT(&set);
+}
+
+/* What this machine starts for jobs, the work being worth threads. */
 static unsigned int on_this_machine(unsigned int jobs)
 {
-	return sysconf(_SC_NPROCESSORS_ONLN) == 1 ? 0 : jobs;
+	unsigned int cpus = usable_cpus();
+
+	if (jobs > cpus)
+		jobs = cpus;
+	return jobs > 1 ? jobs : 0;
 }
 
 START_TEST(test_threads_one_job)
@@ -80,6 +95,45 @@ START_TEST(test_threads_by_codec)
 	img.available_compr_algs = 1U << Z_EROFS_COMPRESSION_LZMA;
 	ck_assert_uint_eq(cost_threads(&cfg, &img, bytes, 2),
 			  on_this_machine(2));
+}
+END_TEST
+
+/*
+ * No more threads than the CPUs the process may run on: none on one CPU,
+ * two on two, however many jobs; EROFS_FSCK_SYNC_NS=0 starts them all.
+ */
+START_TEST(test_threads_by_cpus)
+{
+	cpu_set_t saved, set;
+	int first = -1, second = -1, cpu;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (cpu = 0; cpu < CPU_SETSIZE && second < 0; cpu++) {
+		if (!CPU_ISSET(cpu, &saved))
+			continue;
+		if (first < 0)
+			first = cpu;
+		else
+			second = cpu;
+	}
+	ck_assert_int_ge(first, 0);
+	cfg.decode = true;
+	CPU_ZERO(&set);
+	CPU_SET(first, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+	ck_assert_uint_eq(cost_cpus(), 1);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 8), 0);
+	if (second >= 0) {
+		CPU_SET(second, &set);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+		ck_assert_uint_eq(cost_cpus(), 2);
+		ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 8), 2);
+		ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 2), 2);
+	}
+	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
+	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 8), 8);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	ck_assert_uint_eq(cost_cpus(), usable_cpus());
 }
 END_TEST
 
@@ -135,6 +189,7 @@ static Suite *cost_suite(void)
 	tcase_add_test(tc, test_threads_one_job);
 	tcase_add_test(tc, test_threads_by_work);
 	tcase_add_test(tc, test_threads_by_codec);
+	tcase_add_test(tc, test_threads_by_cpus);
 	tcase_add_test(tc, test_threads_env);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tr, test_results_to_errno);
