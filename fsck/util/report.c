@@ -56,6 +56,7 @@ void report_init(struct report *r, const char *image, int level)
 	r->image = image;
 	r->job = "check";
 	r->level = level;
+	r->walker = pthread_self();
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 }
@@ -492,8 +493,9 @@ void report_task_done(struct report *main, struct report *r)
 	slot->warnings = r->warnings;
 	slot->status = r->status;
 	slot->fatal = r->fatal;
-	if (!main->threaded) {
-		slot->done = 1;
+	/* only the walker waits: a slot it completes itself wakes nobody */
+	if (!main->threaded || pthread_equal(pthread_self(), main->walker)) {
+		__atomic_store_n(&slot->done, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	pthread_mutex_lock(&main->lock);

@@ -108,6 +108,7 @@ struct report {
 	struct report_slot *q_head, *q_tail;
 	size_t q_tasks;			/* task slots queued */
 	bool threaded;			/* tasks finish on other threads */
+	pthread_t walker; /* report_init()'s: the one that waits for slots */
 	pthread_mutex_t lock;		/* with cond: a task slot is done */
 	pthread_cond_t cond;
 	struct report_log *log;		/* NULL unless --json */
@@ -201,8 +202,10 @@ void report_drain(struct report *r);
 void report_wait_head(struct report *r);
 
 /*
- * Wait until ready(arg), which is asked again each time a task is marked
- * done (report_task_done()); ready must turn true only by tasks ending.
+ * On the walker, the thread that called report_init(): wait until
+ * ready(arg), which is asked again each time a task on another thread is
+ * marked done (report_task_done()); ready must turn true only by tasks
+ * ending.
  */
 void report_wait_for(struct report *r, bool (*ready)(void *arg), void *arg);
 
