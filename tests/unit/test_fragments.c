@@ -8,7 +8,8 @@
  * images without fragments get no cache; a fragment cut into parts at the
  * packed inode's extents reads the same bytes; extents with readers to
  * come (read ahead, or read in part) are evicted last, and never by
- * read-ahead; the default budget grows with the threads.
+ * read-ahead; an evicted mapping is reused as it is; the default budget
+ * grows with the threads.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -845,6 +846,54 @@ START_TEST(test_held_back)
 END_TEST
 
 /*
+ * An evicted mapping up to twice as long as the new extent is taken as it
+ * is, not resized, and charged whole: A, the largest extent, is used up,
+ * fillers no larger than B keep the budget just short of A + B, and B
+ * then evicts A and takes its mapping.
+ */
+START_TEST(test_mapping_reused)
+{
+	static struct erofs_map maps[WANT_EXTENTS];
+	struct erofs_frag_stats st;
+	struct erofs_image *img;
+	struct erofs_ctx ctx;
+	unsigned int n, i, a = 0, b = 0;
+	uint64_t budget, fill = 0;
+
+	budget = small_cache(&img, &ctx, maps, &n);
+	for (i = 0; i < n; i++)
+		if (maps[i].llen > maps[a].llen)
+			a = i;
+	for (i = 0; i < n; i++)
+		if (maps[i].llen < maps[a].llen &&
+		    2 * maps[i].llen >= maps[a].llen &&
+		    maps[i].llen > maps[b].llen)
+			b = i;
+	ck_assert_uint_ne(a, b);
+	ck_assert(read_all_decodes(&ctx, &maps[a]));
+	for (i = 0; i < n; i++) {
+		if (i == a || i == b || maps[i].llen > maps[b].llen ||
+		    fill + maps[i].llen > budget - maps[a].llen)
+			continue;
+		ck_assert(read_all_decodes(&ctx, &maps[i]));
+		fill += maps[i].llen;
+	}
+	ck_assert_uint_gt(fill + maps[a].llen + maps[b].llen, budget);
+	erofs_frag_cache_stats(img, &st);
+	ck_assert_uint_eq(st.evictions, 0);
+	ck_assert(read_all_decodes(&ctx, &maps[b]));
+	erofs_frag_cache_stats(img, &st);
+	ck_assert_uint_eq(st.evictions, 1);
+	ck_assert_uint_eq(st.recycled, 1);
+	ck_assert_uint_eq(st.bytes, fill + maps[a].llen);
+	ck_assert(!read_decodes(&ctx, &maps[b]));
+	ck_assert(read_decodes(&ctx, &maps[a]));
+	erofs_ctx_fini(&ctx);
+	erofs_image_close(img);
+}
+END_TEST
+
+/*
  * The default budget: as many threads as five or fewer read in the
  * default one; more get room for the extent each holds pinned.
  */
@@ -882,6 +931,7 @@ static Suite *fragments_suite(void)
 	tcase_add_test(tc, test_want);
 	tcase_add_test(tc, test_used_up_first);
 	tcase_add_test(tc, test_held_back);
+	tcase_add_test(tc, test_mapping_reused);
 	tcase_add_test(tc, test_budget_per_thread);
 	suite_add_tcase(s, tc);
 	return s;
