@@ -320,8 +320,8 @@ static bool frag_evictable(const struct frag_entry *e, bool not_used_up)
 /*
  * Evict what nobody holds, least recently used first, extents not used up
  * too or not, until want more bytes fit in the budget, into room: the
- * first mapping evicted is to be resized for the new extent instead of
- * being unmapped.
+ * first mapping evicted is to be the new extent's (frag_mapping_len())
+ * instead of being unmapped.
  */
 static void frag_evict_pass(struct erofs_frag_cache *fc, bool not_used_up,
 			    uint64_t want, struct frag_room *room)
@@ -395,8 +395,8 @@ static size_t frag_mapping_len(const struct erofs_frag_cache *fc,
 }
 
 /*
- * A new pending entry for map, owned by the caller, charged its length
- * but not mapped yet (frag_map_entry() maps it from room); NULL without
+ * A new pending entry for map, owned by the caller, charged its mapping's
+ * length but not mapped yet (frag_map_entry() maps it from room); NULL without
  * memory or for an empty extent.
  */
 static struct frag_entry *frag_insert(struct erofs_frag_cache *fc,

@@ -110,9 +110,8 @@ unsigned int cost_cpus(void)
  * file, so threads cannot win. No more than the CPUs the process may run
  * on, and so none on one: threads beyond them decode nothing sooner, and
  * take turns on the CPUs, each turn in a cold cache, and in the kernel's
- * locks of the directories they create files in (-j4 on two CPUs
- * extracted live media onto ext4 14% slower than -j2, with a quarter
- * more CPU time).
+ * locks of the directories they create files in (four threads on two CPUs
+ * extracted live media onto ext4 8% slower than two).
  */
 unsigned int cost_threads(const struct fsck_cfg *cfg,
 			  const struct erofs_image *img, uint64_t bytes,
