@@ -707,6 +707,29 @@ static bool read_all_decodes(struct erofs_ctx *ctx, const struct erofs_map *m)
 }
 
 /*
+ * Readers decode maps[from..n), a byte of each or whole, until one evicts
+ * an extent: its index.
+ */
+static unsigned int read_until_eviction(struct erofs_ctx *ctx,
+					const struct erofs_map *maps,
+					unsigned int from, unsigned int n,
+					bool whole)
+{
+	struct erofs_frag_stats st;
+	unsigned int i;
+
+	for (i = from; i < n; i++) {
+		ck_assert(whole ? read_all_decodes(ctx, &maps[i])
+				: read_decodes(ctx, &maps[i]));
+		erofs_frag_cache_stats(ctx->img, &st);
+		if (st.evictions)
+			break;
+	}
+	ck_assert_uint_lt(i, n);
+	return i;
+}
+
+/*
  * lz4hc-all-fragments.erofs with a cache of four of its largest extents,
  * ctx on it, and its first *n cacheable extents in maps: the budget.
  */
@@ -739,11 +762,10 @@ static uint64_t small_cache(struct erofs_image **img, struct erofs_ctx *ctx,
 START_TEST(test_want)
 {
 	static struct erofs_map maps[WANT_EXTENTS];
-	struct erofs_frag_stats st;
 	struct erofs_image *img;
 	struct erofs_ctx ctx;
 	uint64_t budget, held = 0;
-	unsigned int n, i, full;
+	unsigned int n, full;
 
 	budget = small_cache(&img, &ctx, maps, &n);
 	ck_assert(!erofs_frag_want(img, &maps[0]));
@@ -754,14 +776,7 @@ START_TEST(test_want)
 	ck_assert_uint_ge(full, 2);
 	ck_assert_uint_lt(full, n);
 	ck_assert(erofs_frag_want(img, &maps[0]));
-	/* readers decode on until something is evicted */
-	for (i = full; i < n; i++) {
-		ck_assert(read_decodes(&ctx, &maps[i]));
-		erofs_frag_cache_stats(img, &st);
-		if (st.evictions)
-			break;
-	}
-	ck_assert_uint_lt(i, n);
+	read_until_eviction(&ctx, maps, full, n, false);
 	ck_assert(!read_decodes(&ctx, &maps[0]));
 	ck_assert(read_decodes(&ctx, &maps[1]));
 	erofs_ctx_fini(&ctx);
@@ -778,24 +793,16 @@ END_TEST
 START_TEST(test_used_up_first)
 {
 	static struct erofs_map maps[WANT_EXTENTS];
-	struct erofs_frag_stats st;
 	struct erofs_image *img;
 	struct erofs_ctx ctx;
-	unsigned int n, i;
+	unsigned int n;
 
 	small_cache(&img, &ctx, maps, &n);
 	ck_assert_uint_ge(n, 4);
 	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[0]), 1);
 	ck_assert(!read_decodes(&ctx, &maps[0]));
 	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[1]), 1);
-	for (i = 2; i < n; i++) {
-		ck_assert(read_all_decodes(&ctx, &maps[i]));
-		erofs_frag_cache_stats(img, &st);
-		if (st.evictions)
-			break;
-	}
-	ck_assert_uint_lt(i, n);
-	ck_assert_uint_ge(i, 3);
+	ck_assert_uint_ge(read_until_eviction(&ctx, maps, 2, n, true), 3);
 	ck_assert(!read_decodes(&ctx, &maps[0]));
 	ck_assert(!read_decodes(&ctx, &maps[1]));
 	ck_assert(read_decodes(&ctx, &maps[2]));
