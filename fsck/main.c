@@ -179,11 +179,12 @@ struct run_result {
 	unsigned int jobs;
 };
 
+/* -j by default: as many as cost_threads() would start at most. */
 static unsigned int default_jobs(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = cost_cpus();
 
-	return n < 1 ? 1 : n > JOBS_MAX ? JOBS_MAX : (unsigned int)n;
+	return n > JOBS_MAX ? JOBS_MAX : n;
 }
 
 static bool is_root(void)

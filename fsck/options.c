@@ -106,7 +106,7 @@ static const char usage_text[] =
 	"                         debugging (maximum 9)\n"
 	"  -p                     print the total compression ratio of files\n"
 	"  -a, -A, -y             accepted for fsck(8); no effect\n"
-	"  -j, --jobs=N           N threads (default: online CPUs; 1: none)\n"
+	"  -j, --jobs=N           N threads (default: the CPUs to run on; 1: none)\n"
 	"  --device=PATH          an extra device of a multi-device image;\n"
 	"                         repeat in device table order\n"
 	"  --offset=N             the image starts N bytes into IMAGE (into\n"
