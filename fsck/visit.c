@@ -145,6 +145,10 @@ int checker_finish(struct checker *ck)
 			   "held files: %llu, queued in %llu batches",
 			   (unsigned long long)ck->stats.held_files,
 			   (unsigned long long)ck->stats.hold_batches);
+	if (ck->stats.hold_stalls)
+		report_msg(ck->rep, FSCK_LVL_DEBUG,
+			   "held files waiting for an output's room: %llu",
+			   (unsigned long long)ck->stats.hold_stalls);
 	if (ret)
 		ck->stopped = true;
 	check_count_links(ck);

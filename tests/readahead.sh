@@ -37,7 +37,9 @@
 # M batches"): they take no room while held, so a full window does not
 # cut the hold short; with a window of one byte, where every file waits
 # for the ones before it, -j2 and -j8 still end and write the archive
-# -j1 writes with the default window.
+# -j1 writes with the default window; so do they with a window of 256
+# KiB, where files held wait for room when their turn comes (-d7 "held
+# files waiting for an output's room: N"), read ahead for as they wait.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -249,7 +251,7 @@ print(d["packed_encoded_bytes"], d["packed_decoded_bytes"])' \
 # tar_window NAME PATH: held files take room in --tar's window once queued
 tar_window()
 {
-	local name=$1 img=$2 j want got w rc
+	local name=$1 img=$2 j want got w rc stalls
 	run_fsck "$scratch/w.out" "$scratch/w.err" -j1 --tar="$scratch/w1.tar" \
 		"$img"
 	want=$("$FSCK" -d7 -j2 --extract "$img" 2>&1 >/dev/null |
@@ -281,10 +283,23 @@ tar_window()
 				"$scratch/w.err"
 			return
 		fi
+		EROFS_FSCK_TAR_WINDOW=262144 run_fsck "$scratch/w.out" \
+			"$scratch/w.err" -d7 -j$j --tar="$scratch/w2.tar" \
+			"$img"
+		rc=$?
+		stalls=$(sed -n "s/.*held files waiting for an output's room: \([0-9]*\)$/\1/p" \
+			"$scratch/w.err")
+		if [ "$rc" != 0 ] || [ "${stalls:-0}" -eq 0 ] ||
+			! cmp -s "$scratch/w1.tar" "$scratch/w2.tar"; then
+			tap_not_ok "$name, --tar -j$j, window of 256 KiB: exit $rc, ${stalls:-no} held files waited for room, or another archive" \
+				"$scratch/w.err"
+			return
+		fi
 	done
 	w=${want#*held files: }
 	tap_ok "$name, --tar: $w with a window of 4 MiB as with --extract;" \
-		"the same archive with a window of one byte at -j2 and -j8"
+		"the same archive with a window of one byte at -j2 and -j8," \
+		"and of 256 KiB, where $stalls held files waited for room"
 }
 
 set -- $images

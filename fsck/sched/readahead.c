@@ -149,8 +149,17 @@ static int readahead_behind(struct readahead *ra, uint64_t off, uint64_t end,
 	return 0;
 }
 
-int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
-		   struct report *rep, const struct fsck_loc *loc)
+bool readahead_reaches(uint64_t window, uint64_t la, uint64_t llen,
+		       uint64_t end, bool stalled)
+{
+	if (la < end)
+		return true;
+	return (stalled ? la : la + llen) - end <= window;
+}
+
+static int readahead_from(struct readahead *ra, const struct erofs_inode *inode,
+			  struct report *rep, const struct fsck_loc *loc,
+			  bool stalled)
 {
 	const struct erofs_inode *packed = &ra->ctx->img->packed;
 	uint64_t off, len, end;
@@ -177,8 +186,8 @@ int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 		ret = readahead_map(ra, ra->next, &map, rep, loc);
 		if (ret <= 0)
 			return ret;
-		/* what the file needs, then whole extents within the window */
-		if (map.la >= end && map.la + map.llen - end > ra->window)
+		if (!readahead_reaches(ra->window, map.la, map.llen, end,
+				       stalled))
 			break;
 		ret = prefetch_queue(ra, &map);
 		if (ret)
@@ -186,4 +195,16 @@ int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 		ra->next = map.la + map.llen;
 	}
 	return 0;
+}
+
+int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
+		   struct report *rep, const struct fsck_loc *loc)
+{
+	return readahead_from(ra, inode, rep, loc, false);
+}
+
+int readahead_stalled(struct readahead *ra, const struct erofs_inode *inode,
+		      struct report *rep, const struct fsck_loc *loc)
+{
+	return readahead_from(ra, inode, rep, loc, true);
 }

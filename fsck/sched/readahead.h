@@ -65,4 +65,24 @@ bool readahead_fragment(const struct erofs_inode *inode, uint64_t *off,
 int readahead_file(struct readahead *ra, const struct erofs_inode *inode,
 		   struct report *rep, const struct fsck_loc *loc);
 
+/*
+ * As readahead_file(), for inode that cannot be queued yet: an output
+ * has no room for it until files before it are done (the archive's
+ * window). The walker then waits while the workers drain what it queued
+ * before; read-ahead takes the extent that begins within the window too,
+ * which they decode meanwhile rather than wait for the extent another
+ * decodes.
+ */
+int readahead_stalled(struct readahead *ra, const struct erofs_inode *inode,
+		      struct report *rep, const struct fsck_loc *loc);
+
+/*
+ * Does read-ahead for a file whose data in the packed inode ends at end
+ * queue the extent [la, la + llen)? Those the file reads, then whole
+ * extents within the window past end; stalled, also the one that begins
+ * within it.
+ */
+bool readahead_reaches(uint64_t window, uint64_t la, uint64_t llen,
+		       uint64_t end, bool stalled);
+
 #endif

@@ -305,13 +305,36 @@ static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
 }
 
 /*
+ * Held file i is next in the order of the fragments, but an output has no
+ * room for it until files before it are delivered: read ahead for it, a
+ * little further than for a file queued at once (readahead_stalled()),
+ * before the walker queues those and waits.
+ */
+static enum fsck_result hold_stalled(struct checker *ck, unsigned int i,
+				     enum fsck_result ret)
+{
+	struct file_task *t = ck->held->walk[i];
+	struct fsck_loc loc;
+
+	if (!fsck_result_goes_on(ret) || t->split)
+		return ret;
+	check_loc(&loc, t->path, t->pathlen, &t->inode);
+	ret = fsck_result_of(
+		readahead_stalled(ck->ra, &t->inode, ck->rep, &loc));
+	if (ret == FSCK_NOMEM && !ck->rep->fatal)
+		report_nomem(ck->rep, &loc);
+	return ret;
+}
+
+/*
  * In the order of their fragments; but an output that delivers in walk
  * order (the archive) may have no room for a file until the files before
  * it are delivered: those are queued first, in walk order, so that what
  * it waits for is on its way. Read-ahead does not follow them: it would
  * leave the fragments' order for theirs, and evict what it read ahead
  * there before the files in order come back to it; they decode their
- * own extents.
+ * own extents. It goes on in the fragments' order for the file that waits
+ * instead (hold_stalled()).
  */
 void task_release(struct checker *ck)
 {
@@ -333,6 +356,11 @@ void task_release(struct checker *ck)
 		k = h->order[i];
 		if (h->queued[k])
 			continue;
+		if (first < k &&
+		    !outputs_file_room(ck->outs, &h->walk[k]->files)) {
+			ck->stats.hold_stalls++;
+			ret = hold_stalled(ck, k, ret);
+		}
 		for (; first < k && fsck_result_goes_on(ret) &&
 		       !outputs_file_room(ck->outs, &h->walk[k]->files);
 		     first++)

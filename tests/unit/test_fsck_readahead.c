@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * How far read-ahead of the packed inode reaches past a file's data: the
+ * extents the file reads, whole extents within the window after it, and
+ * for a file an output has no room for yet, the extent that begins within
+ * the window too.
+ */
+#include <stdint.h>
+
+#include "readahead.h"
+#include "unit.h"
+
+#define MIB (1ULL << 20)
+
+START_TEST(test_extents_read)
+{
+	/* the file reads from them, whatever their length */
+	ck_assert(readahead_reaches(0, 0, 64 * MIB, 1, false));
+	ck_assert(readahead_reaches(12 * MIB, 5 * MIB, 64 * MIB, 6 * MIB,
+				    false));
+	ck_assert(readahead_reaches(0, 5 * MIB, 1, 5 * MIB + 1, true));
+}
+END_TEST
+
+START_TEST(test_whole_extents_in_window)
+{
+	uint64_t end = 10 * MIB, window = 12 * MIB;
+
+	ck_assert(readahead_reaches(window, end, 12 * MIB, end, false));
+	ck_assert(!readahead_reaches(window, end, 12 * MIB + 1, end, false));
+	ck_assert(readahead_reaches(window, end + 4 * MIB, 8 * MIB, end,
+				    false));
+	ck_assert(!readahead_reaches(window, end + 4 * MIB, 8 * MIB + 1, end,
+				     false));
+	/* no window: nothing past the file */
+	ck_assert(!readahead_reaches(0, end, 1, end, false));
+}
+END_TEST
+
+/*
+ * Stalled, the extent that begins within the window is read ahead too:
+ * on a Debian root filesystem packed as live media, a file that ends at
+ * 32486713 in the packed inode, with a window of 12 MiB, and the next
+ * extent at 43854076, 3831225 bytes long, which only the walker's wait
+ * left undecoded.
+ */
+START_TEST(test_stalled_takes_the_extent_it_begins)
+{
+	uint64_t window = 12 * MIB, end = 32486713;
+
+	ck_assert(!readahead_reaches(window, 43854076, 3831225, end, false));
+	ck_assert(readahead_reaches(window, 43854076, 3831225, end, true));
+	ck_assert(readahead_reaches(window, end + window, 64 * MIB, end,
+				    true));
+	ck_assert(!readahead_reaches(window, end + window + 1, 1, end, true));
+	ck_assert(!readahead_reaches(0, end + 1, 1, end, true));
+}
+END_TEST
+
+static Suite *readahead_suite(void)
+{
+	Suite *s = suite_create("fsck_readahead");
+	TCase *tc = tcase_create("reach");
+
+	tcase_add_test(tc, test_extents_read);
+	tcase_add_test(tc, test_whole_extents_in_window);
+	tcase_add_test(tc, test_stalled_takes_the_extent_it_begins);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(readahead_suite());
+}
