@@ -186,12 +186,13 @@ static void frag_cache_free(struct erofs_frag_cache *fc)
 
 size_t erofs_frag_cache_budget(unsigned int threads)
 {
-	uint64_t pinned = (uint64_t)threads * EROFS_FRAG_CACHE_PER_THREAD;
+	uint64_t want = EROFS_FRAG_CACHE_SHARED +
+			(uint64_t)threads * EROFS_FRAG_CACHE_PER_THREAD;
 
-	if (pinned > SIZE_MAX / 2)
+	if (want > SIZE_MAX / 2)
 		return SIZE_MAX / 2;
-	return pinned > EROFS_FRAG_CACHE_BUDGET ? (size_t)pinned
-						: EROFS_FRAG_CACHE_BUDGET;
+	return want > EROFS_FRAG_CACHE_BUDGET ? (size_t)want
+					      : EROFS_FRAG_CACHE_BUDGET;
 }
 
 int erofs_frag_cache_create(struct erofs_image *img, size_t budget,

@@ -36,9 +36,17 @@ struct erofs_map;
 #define EROFS_FRAG_CACHE_PER_THREAD (6u << 20)
 
 /*
- * The default budget for that many threads reading at once: past five,
- * their pinned extents would take the default over from what read-ahead
- * decoded for the files to come, which were then decoded again.
+ * What the threads share besides: the extents read ahead for the files to
+ * come, and those that deduplicated files read again.
+ */
+#define EROFS_FRAG_CACHE_SHARED (20u << 20)
+
+/*
+ * The default budget for that many threads reading at once: the shared
+ * part and an extent pinned by each, never less than the default (which
+ * is that for two threads). With less, past two threads, the extents
+ * they pin took the room of what read-ahead decoded for the files to
+ * come, which were then decoded again.
  */
 size_t erofs_frag_cache_budget(unsigned int threads);
 

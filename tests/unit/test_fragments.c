@@ -901,21 +901,24 @@ START_TEST(test_mapping_reused)
 END_TEST
 
 /*
- * The default budget: as many threads as five or fewer read in the
- * default one; more get room for the extent each holds pinned.
+ * The default budget: two threads or fewer read in the default one; each
+ * more gets room for the extent it holds pinned.
  */
 START_TEST(test_budget_per_thread)
 {
 	unsigned int t;
 
-	for (t = 0; t * EROFS_FRAG_CACHE_PER_THREAD <= EROFS_FRAG_CACHE_BUDGET;
-	     t++)
+	for (t = 0; t <= 2; t++)
 		ck_assert_uint_eq(erofs_frag_cache_budget(t),
 				  EROFS_FRAG_CACHE_BUDGET);
-	ck_assert_uint_ge(t, 2);
+	ck_assert_uint_eq(EROFS_FRAG_CACHE_SHARED +
+				  2 * EROFS_FRAG_CACHE_PER_THREAD,
+			  EROFS_FRAG_CACHE_BUDGET);
 	for (; t < 4096; t++)
 		ck_assert_uint_eq(erofs_frag_cache_budget(t),
-				  (size_t)t * EROFS_FRAG_CACHE_PER_THREAD);
+				  EROFS_FRAG_CACHE_SHARED +
+					  (size_t)t *
+						  EROFS_FRAG_CACHE_PER_THREAD);
 	ck_assert_uint_le(erofs_frag_cache_budget(~0u), SIZE_MAX / 2);
 	ck_assert_uint_ge(erofs_frag_cache_budget(~0u),
 			  erofs_frag_cache_budget(4095));
