@@ -3,7 +3,7 @@
  * The extractor (extract.h): DIR opened or created as the root of the
  * run, or the parent of the file DIR names; how complete files get their
  * names on this system; what every part shares, and its release. The
- * parts are listed in extract_internal.h.
+ * parts are listed in extract_state.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,30 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "knobs.h"
-
-void x_count(uint64_t *v)
-{
-	__atomic_add_fetch(v, 1, __ATOMIC_RELAXED);
-}
-
-bool x_grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return true;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = n;
-	return true;
-}
 
 static enum fsck_result x_open_nomem(struct report *rep, const char *dir)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Extraction to a directory (--extract=DIR): the one place that creates
- * anything on disk (extract.c and the parts extract_internal.h lists), and
+ * anything on disk (extract.c and the parts extract_state.h lists), and
  * that enforces the rules of docs/ARCHITECTURE.md, "Extraction rules":
  *
  * - everything is created and changed relative to directory file

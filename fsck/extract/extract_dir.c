@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "erofs/inode.h"
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "walk.h"
 
 struct xdir *xdir_new(struct extractor *x, struct xdir *parent,

@@ -18,7 +18,7 @@
 #include "erofs/data.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "interrupt.h"
 #include "sparse.h"
 #include "walk.h"

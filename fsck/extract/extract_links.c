@@ -10,7 +10,7 @@
 
 #include "erofs/format.h"
 #include "erofs/inode.h"
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "interrupt.h"
 #include "walk.h"
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "erofs/inode.h"
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "strbuf.h"
 
 #define ACL_ACCESS "system.posix_acl_access"

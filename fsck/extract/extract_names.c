@@ -15,7 +15,7 @@
 
 #include "erofs/format.h"
 #include "erofs/inode.h"
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "walk.h"
 
 bool name_ok(const char *name, size_t len)

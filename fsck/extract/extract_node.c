@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "erofs/inode.h"
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "walk.h"
 
 /* Is what o reaches, reopened by name, what was just created? */

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "extract_internal.h"
+#include "extract_state.h"
 #include "strbuf.h"
 
 void x_report_errno(struct report *rep, const struct fsck_loc *loc,

@@ -4,6 +4,7 @@
  * the rest of fsck and says which rule is kept how; each part is a file:
  *
  *   extract.c         the extractor: open (DIR, the start), close
+ *   extract_state.c   counting and growing the state the parts share
  *   extract_dir.c     directories: creation, the walk's stack
  *   extract_node.c    symlinks, devices, fifos and sockets
  *   extract_file.c    regular files: create, write, copy, name, abort
@@ -13,8 +14,8 @@
  *   extract_meta.c    owner, mode, xattrs and ACLs, times
  *   extract_report.c  how a failure is reported, and whether it stops
  */
-#ifndef FSCK_EXTRACT_INTERNAL_H
-#define FSCK_EXTRACT_INTERNAL_H
+#ifndef FSCK_EXTRACT_STATE_H
+#define FSCK_EXTRACT_STATE_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -158,7 +159,7 @@ struct x_obj {
 	bool chown;		/* its owner is not yet the image's */
 };
 
-/* extract.c */
+/* extract_state.c */
 /* One more of a statistic, from any thread. */
 void x_count(uint64_t *v);
 /* Room for need items in *arr of *cap; false when out of memory. */
