@@ -305,24 +305,33 @@ static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
 }
 
 /*
- * Held file i is next in the order of the fragments, but an output has no
- * room for it until files before it are delivered: read ahead for it, a
- * little further than for a file queued at once (readahead_stalled()),
- * before the walker queues those and waits.
+ * Held file k is next in the order of the fragments, but an output has no
+ * room for it until the files before it in walk order are delivered (from
+ * *first on, not all queued yet): read ahead for k, a little further than
+ * for a file queued at once (readahead_stalled()), then queue those in
+ * walk order until k has room, waiting for it as they are.
  */
-static enum fsck_result hold_stalled(struct checker *ck, unsigned int i,
-				     enum fsck_result ret)
+static enum fsck_result hold_make_room(struct checker *ck, unsigned int k,
+				       unsigned int *first,
+				       enum fsck_result ret)
 {
-	struct file_task *t = ck->held->walk[i];
+	struct task_hold *h = ck->held;
+	struct file_task *t = h->walk[k];
 	struct fsck_loc loc;
 
-	if (!fsck_result_goes_on(ret) || t->split)
-		return ret;
-	check_loc(&loc, t->path, t->pathlen, &t->inode);
-	ret = fsck_result_of(
-		readahead_stalled(ck->ra, &t->inode, ck->rep, &loc));
-	if (ret == FSCK_NOMEM && !ck->rep->fatal)
-		report_nomem(ck->rep, &loc);
+	ck->stats.hold_stalls++;
+	if (fsck_result_goes_on(ret) && !t->split) {
+		check_loc(&loc, t->path, t->pathlen, &t->inode);
+		ret = fsck_result_of(
+			readahead_stalled(ck->ra, &t->inode, ck->rep, &loc));
+		if (ret == FSCK_NOMEM && !ck->rep->fatal)
+			report_nomem(ck->rep, &loc);
+	}
+	for (; *first < k && fsck_result_goes_on(ret) &&
+	       !outputs_file_room(ck->outs, &t->files);
+	     (*first)++)
+		if (!h->queued[*first])
+			ret = hold_queue(ck, *first, false, ret);
 	return ret;
 }
 
@@ -334,7 +343,7 @@ static enum fsck_result hold_stalled(struct checker *ck, unsigned int i,
  * leave the fragments' order for theirs, and evict what it read ahead
  * there before the files in order come back to it; they decode their
  * own extents. It goes on in the fragments' order for the file that waits
- * instead (hold_stalled()).
+ * instead (hold_make_room()).
  */
 void task_release(struct checker *ck)
 {
@@ -357,15 +366,8 @@ void task_release(struct checker *ck)
 		if (h->queued[k])
 			continue;
 		if (first < k &&
-		    !outputs_file_room(ck->outs, &h->walk[k]->files)) {
-			ck->stats.hold_stalls++;
-			ret = hold_stalled(ck, k, ret);
-		}
-		for (; first < k && fsck_result_goes_on(ret) &&
-		       !outputs_file_room(ck->outs, &h->walk[k]->files);
-		     first++)
-			if (!h->queued[first])
-				ret = hold_queue(ck, first, false, ret);
+		    !outputs_file_room(ck->outs, &h->walk[k]->files))
+			ret = hold_make_room(ck, k, &first, ret);
 		ret = hold_queue(ck, k, true, ret);
 	}
 	if (!fsck_result_goes_on(ret))
