@@ -38,11 +38,16 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
     on standard input, --tar=- succeeds and bsdtar -tv lists what --list
     lists;
  9. --tar together with --extract=DIR writes the archive --tar alone
-    writes, the xattrs and default ACL of directories included.
+    writes, the xattrs and default ACL of directories included;
+10. no write() or pwrite() hands the kernel more than 64 KiB (outfile.h):
+    --tar=FILE (the 6 MiB file spooled, -j2 in pieces), --extract=DIR,
+    and --tar=FILE of the image through a pipe (spooled whole); skipped
+    without strace.
 
 Environment: FSCK, srcdir, EROFS_TEST_DATA (unpacked images, optional).
 """
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -375,6 +380,44 @@ def check_options(image):
             ["exit %d" % rc, err])
 
 
+WRITE_MAX = 64 << 10
+# strace -s 0: write(FD, ""..., COUNT) and pwrite64(FD, ""..., COUNT, OFF)
+WRITE_CALL = re.compile(r'\b(?:write|pwrite64)\(\d+, ""(?:\.\.\.)?, (\d+)')
+
+
+def largest_write(args, image, log, pipe):
+    """(exit status, the largest count of a write call, calls seen), the
+    image named or, with pipe, through a pipe on standard input"""
+    cmd = ["strace", "-f", "-s", "0", "-e", "trace=write,pwrite64",
+           "-o", log, FSCK] + args + ["-" if pipe else image]
+    with subprocess.Popen(["cat", image], stdout=subprocess.PIPE) as cat:
+        p = subprocess.run(cmd, env=THREADED, capture_output=True,
+                           stdin=cat.stdout if pipe else subprocess.DEVNULL)
+        cat.stdout.close()
+    with open(log) as f:
+        counts = [int(m.group(1)) for m in map(WRITE_CALL.search, f) if m]
+    return p.returncode, max(counts, default=0), len(counts)
+
+
+def check_write_sizes(image, scratch):
+    what = "no write of more than 64 KiB"
+    if not shutil.which("strace"):
+        tap(True, what, directive="SKIP strace not installed (Debian "
+            "package strace)")
+        return
+    base = os.path.join(scratch, "writes")
+    for n, (how, args, pipe) in enumerate((
+            ("--tar=FILE", ["-j2", "--tar=" + base + ".tar"], False),
+            ("--extract=DIR", ["-j2", "--extract=" + base + ".d"], False),
+            ("--tar=FILE of the image through a pipe",
+             ["--tar=" + base + "-pipe.tar"], True))):
+        rc, most, calls = largest_write(args, image,
+                                        "%s%d.strace" % (base, n), pipe)
+        tap(rc == 0 and calls > 1 and most == WRITE_MAX,
+            "%s: %s (the largest: %d bytes, of %d calls)" %
+            (how, what, most, calls), ["exit %d" % rc])
+
+
 def main():
     if not tarlib.have_tar(FSCK):
         print("1..0 # SKIP fsck.erofs built without libarchive")
@@ -407,6 +450,7 @@ def main():
         check_options(images["plain"])
         check_with_extract(images["plain"], scratch.path)
         check_ordinary_user(images["lz4hc"], scratch.path)
+        check_write_sizes(images["lz4hc"], scratch.path)
     return tap_end()
 
 

@@ -20,6 +20,7 @@
 #include "erofs/inode.h"
 #include "extract_state.h"
 #include "interrupt.h"
+#include "outfile.h"
 #include "sparse.h"
 #include "walk.h"
 
@@ -203,7 +204,7 @@ static enum fsck_result x_pwrite(struct extractor *x, struct report *rep,
 	ssize_t n;
 
 	while (len) {
-		n = pwrite(fd, p, len, (off_t)off);
+		n = pwrite(fd, p, outfile_write_len(len), (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

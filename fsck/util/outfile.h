@@ -10,7 +10,26 @@
 #ifndef FSCK_OUTFILE_H
 #define FSCK_OUTFILE_H
 
+#include <stddef.h>
 #include <sys/types.h>
+
+/*
+ * The most a single write() or pwrite() of the command hands the kernel,
+ * into an extracted file, a spool or an archive: Linux backs a write with
+ * page-cache folios as large as the write, and folios of 128 KiB or more
+ * were slow to come by on a virtual machine that gives its free memory
+ * back to its host. There, 50 MB written to a new ext4 file after a few
+ * idle seconds took 0.56-0.64 s of system time in writes of 128 KiB to
+ * 1 MiB, against 0.02 s in writes of 64 KiB (0.07 s in writes of 4 KiB);
+ * extracting live media onto ext4 took 2.5 s instead of 3.3 s at -j1.
+ */
+#define OUTFILE_WRITE_MAX (64u << 10)
+
+/* The bytes of len to hand one write call. */
+static inline size_t outfile_write_len(size_t len)
+{
+	return len < OUTFILE_WRITE_MAX ? len : OUTFILE_WRITE_MAX;
+}
 
 /* Read the caller's umask; first thing in main(), before any thread. */
 void outfile_init(void);

@@ -22,7 +22,7 @@ static int spool_write(struct report *rep, const char *dir, int fd,
 	while (len) {
 		if (interrupted())
 			return -EINTR;
-		n = write(fd, buf, len);
+		n = write(fd, buf, outfile_write_len(len));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

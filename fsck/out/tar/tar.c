@@ -48,7 +48,8 @@ static la_ssize_t tar_out(struct archive *a, void *arg, const void *buf,
 	ssize_t n;
 
 	while (!tw->discard && done < len) {
-		n = write(tw->fd, (const uint8_t *)buf + done, len - done);
+		n = write(tw->fd, (const uint8_t *)buf + done,
+			  outfile_write_len(len - done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

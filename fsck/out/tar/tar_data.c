@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "sparse.h"
 #include "tar_internal.h"
 
@@ -32,7 +33,7 @@ static int tar_store(struct tar_file *tf, const uint8_t *buf, size_t len,
 		return 0;
 	}
 	while (len && !__atomic_load_n(&tf->err, __ATOMIC_RELAXED)) {
-		n = pwrite(tf->spool, buf, len, (off_t)off);
+		n = pwrite(tf->spool, buf, outfile_write_len(len), (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
