@@ -39,7 +39,7 @@ and packed with Debian's mkfs.erofs 1.5, uncompressed and lz4hc. Then:
     lists;
  9. --tar together with --extract=DIR writes the archive --tar alone
     writes, the xattrs and default ACL of directories included;
-10. no write() or pwrite() hands the kernel more than 64 KiB (outfile.h):
+10. no write() or pwrite() hands the kernel more than 64 KiB (outfile.c):
     --tar=FILE (the 6 MiB file spooled, -j2 in pieces), --extract=DIR,
     and --tar=FILE of the image through a pipe (spooled whole); skipped
     without strace.

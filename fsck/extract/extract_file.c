@@ -201,22 +201,13 @@ static enum fsck_result x_pwrite(struct extractor *x, struct report *rep,
 				 const struct fsck_loc *loc, int fd,
 				 const uint8_t *p, size_t len, uint64_t off)
 {
-	ssize_t n;
+	int err = outfile_write_all(fd, p, len, (off_t)off);
 
-	while (len) {
-		n = pwrite(fd, p, outfile_write_len(len), (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			x_report_out(x, rep, loc, true, "write",
-				     n < 0 ? errno : ENOSPC);
-			return FSCK_STOP;
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
+	if (err) {
+		x_report_out(x, rep, loc, true, "write", -err);
+		return FSCK_STOP;
 	}
-	xfile_written(x, fd, off);
+	xfile_written(x, fd, off + len);
 	return FSCK_OK;
 }
 

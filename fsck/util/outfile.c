@@ -27,6 +27,38 @@ int outfile_create(const char *path)
 		    0666 & ~caller_umask);
 }
 
+/*
+ * The most one write() or pwrite() hands the kernel: Linux backs a write
+ * with page-cache folios as large as the write, and folios of 128 KiB or
+ * more were slow to come by on a virtual machine that gives its free
+ * memory back to its host. There, 50 MB written to a new ext4 file after
+ * a few idle seconds took 0.56-0.64 s in writes of 128 KiB to 1 MiB,
+ * against 0.02 s in writes of 64 KiB (0.07 s in writes of 4 KiB);
+ * extracting live media onto ext4 took 2.5 s instead of 3.3 s at -j1.
+ */
+#define OUTFILE_WRITE_MAX (64u << 10)
+
+int outfile_write_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+	size_t chunk;
+	ssize_t n;
+
+	while (len) {
+		chunk = len < OUTFILE_WRITE_MAX ? len : OUTFILE_WRITE_MAX;
+		n = off < 0 ? write(fd, p, chunk) : pwrite(fd, p, chunk, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+		if (off >= 0)
+			off += n;
+	}
+	return 0;
+}
+
 const char *outfile_spool_dir(void)
 {
 	const char *dir = getenv("TMPDIR");

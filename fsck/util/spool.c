@@ -16,27 +16,14 @@
 static int spool_write(struct report *rep, const char *dir, int fd,
 		       const char *buf, size_t len)
 {
-	ssize_t n;
-	int err;
+	int err = outfile_write_all(fd, buf, len, -1);
 
-	while (len) {
-		if (interrupted())
-			return -EINTR;
-		n = write(fd, buf, outfile_write_len(len));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? errno : ENOSPC;
-			report_fatal(
-				rep,
-				"standard input: cannot copy it to a temporary file in %s ($TMPDIR): %s",
-				dir, strerror(err));
-			return -err;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	if (err)
+		report_fatal(
+			rep,
+			"standard input: cannot copy it to a temporary file in %s ($TMPDIR): %s",
+			dir, strerror(-err));
+	return err;
 }
 
 static int spool_copy(struct report *rep, const char *dir, int fd, char *buf)

@@ -44,19 +44,12 @@ static la_ssize_t tar_out(struct archive *a, void *arg, const void *buf,
 			  size_t len)
 {
 	struct tar_writer *tw = arg;
-	size_t done = 0;
-	ssize_t n;
+	int err;
 
-	while (!tw->discard && done < len) {
-		n = write(tw->fd, (const uint8_t *)buf + done,
-			  outfile_write_len(len - done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			tar_break(tw, n < 0 ? errno : EIO, NULL);
-			break;
-		}
-		done += (size_t)n;
+	if (!tw->discard) {
+		err = outfile_write_all(tw->fd, buf, len, -1);
+		if (err)
+			tar_break(tw, -err, NULL);
 	}
 	return (la_ssize_t)len;
 }

@@ -24,7 +24,7 @@ static void tar_file_fail(struct tar_file *tf, int err)
 static int tar_store(struct tar_file *tf, const uint8_t *buf, size_t len,
 		     uint64_t off)
 {
-	ssize_t n;
+	int err;
 
 	if (off > tf->inode.size || len > tf->inode.size - off)
 		return -EINVAL;
@@ -32,18 +32,12 @@ static int tar_store(struct tar_file *tf, const uint8_t *buf, size_t len,
 		memcpy(tf->mem + off, buf, len);
 		return 0;
 	}
-	while (len && !__atomic_load_n(&tf->err, __ATOMIC_RELAXED)) {
-		n = pwrite(tf->spool, buf, outfile_write_len(len), (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			tar_file_fail(tf, n < 0 ? errno : EIO);
-			break;
-		}
-		buf += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
+	/* once a piece failed, the file is left out: the others stop */
+	if (__atomic_load_n(&tf->err, __ATOMIC_RELAXED))
+		return 0;
+	err = outfile_write_all(tf->spool, buf, len, (off_t)off);
+	if (err)
+		tar_file_fail(tf, -err);
 	return 0;
 }
 
