@@ -579,6 +579,7 @@ static size_t tar_file_bytes(const struct tar_file *tf)
 
 /* Regions of the overflow are whole pages of its page cache. */
 #define TAR_OVERFLOW_ALIGN 4096u
+#define TAR_OVERFLOW_STEP (1u << 20)
 
 /* The overflow's region for a file of size bytes. */
 static uint64_t tar_overflow_len(uint64_t size)
@@ -589,7 +590,7 @@ static uint64_t tar_overflow_len(uint64_t size)
 
 /*
  * Walker: is there a region of the overflow for tf? Once every file in it
- * was written out, it is emptied and taken again from its start.
+ * was written out, it is taken again from its start.
  */
 static bool tar_overflow_fits(struct tar_writer *tw, const struct tar_file *tf)
 {
@@ -597,24 +598,46 @@ static bool tar_overflow_fits(struct tar_writer *tw, const struct tar_file *tf)
 
 	if (!size || size > TAR_MEM_FILE || tw->overflow == -2)
 		return false;
-	if (tw->overflow_end &&
-	    !__atomic_load_n(&tw->overflow_held, __ATOMIC_ACQUIRE)) {
-		if (ftruncate(tw->overflow, 0))
-			return false;
+	if (!__atomic_load_n(&tw->overflow_held, __ATOMIC_ACQUIRE))
 		tw->overflow_end = 0;
-	}
 	return tw->overflow_end + tar_overflow_len(size) <= tw->overflow_limit;
 }
 
 /*
+ * Walker: blocks for the overflow up to end, allocated now so that a write
+ * into them cannot fail for room, TAR_OVERFLOW_STEP at a time where there
+ * is room for it, and kept when the overflow is taken again from its
+ * start: a call for each file was most of the time the overflow cost.
+ */
+static int tar_overflow_alloc(struct tar_writer *tw, uint64_t end)
+{
+	uint64_t step = TAR_OVERFLOW_STEP;
+
+	if (end <= tw->overflow_alloc)
+		return 0;
+	if (step > tw->overflow_limit - tw->overflow_alloc)
+		step = tw->overflow_limit - tw->overflow_alloc;
+	if (step < end - tw->overflow_alloc ||
+	    fallocate(tw->overflow, 0, (off_t)tw->overflow_alloc,
+		      (off_t)step)) {
+		step = end - tw->overflow_alloc;
+		if (fallocate(tw->overflow, 0, (off_t)tw->overflow_alloc,
+			      (off_t)step))
+			return -errno;
+	}
+	tw->overflow_alloc += step;
+	return 0;
+}
+
+/*
  * Walker: tf's data is to wait in the overflow rather than in memory, in a
- * region taken now, whose blocks are allocated now too, so that a write
- * into them cannot fail for room. False where that cannot be done: it
- * then waits for room in the window.
+ * region taken now. False where that cannot be done: it then waits for
+ * room in the window.
  */
 static bool tar_overflow_take(struct tar_writer *tw, struct tar_file *tf)
 {
 	uint64_t len = tar_overflow_len(tf->inode.size), held;
+	int err;
 
 	if (tf->overflow_len)
 		return true;
@@ -626,9 +649,10 @@ static bool tar_overflow_take(struct tar_writer *tw, struct tar_file *tf)
 		tw->overflow = -2;
 		return false;
 	}
-	if (fallocate(tw->overflow, 0, (off_t)tw->overflow_end, (off_t)len)) {
+	err = tar_overflow_alloc(tw, tw->overflow_end + len);
+	if (err) {
 		/* out of room for now; without fallocate() for good */
-		if (errno != ENOSPC) {
+		if (err != -ENOSPC) {
 			close(tw->overflow);
 			tw->overflow = -2;
 		}

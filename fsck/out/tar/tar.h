@@ -72,7 +72,7 @@ struct tar_file;
  * waits instead in the overflow: one unnamed spool in $TMPDIR shared by
  * such files, their regions taken in turn from its start up to
  * TAR_OVERFLOW_BYTES, and taken again from the start once every file in it
- * was written (it is then emptied). Otherwise the walker waits for room,
+ * was written. Otherwise the walker waits for room,
  * the scheduler leaves the order of the data for the files due (task.c),
  * and the threads wait on the extents those decode one after the other:
  * on live media, the walker waited 0.1-0.2 s of a 1.4 s run at -j2.

@@ -50,6 +50,7 @@ struct tar_writer {
 	int overflow; /* its descriptor; -1: not open yet; -2: none */
 	uint64_t overflow_limit;
 	uint64_t overflow_end; /* the next region's start */
+	uint64_t overflow_alloc; /* its blocks are allocated up to here */
 	uint64_t overflow_held; /* atomic: regions not written out yet */
 	uint64_t overflow_files; /* statistics: files that waited there */
 	uint64_t overflow_peak;
