@@ -131,7 +131,8 @@ fresh
 printf '\377' | dd of="$dst/big" bs=1 seek=4500000 conv=notrunc 2>/dev/null
 printf 'Z' | dd of="$dst/big" bs=1 seek=11000000 conv=notrunc 2>/dev/null
 touch -r "$src/big" "$dst/big"
-if cmp -s "$src/big" "$dst/big"; then
+# the first change is no change where the random byte was 0xff already
+if [ "$(od -An -tx1 -j4500000 -N1 "$src/big" | tr -d ' ')" = ff ]; then
 	tap_skip "content, two changes" "the random byte was already 0xff"
 	tap_skip "content, two changes" "the random byte was already 0xff"
 else

@@ -40,6 +40,10 @@
 # -j1 writes with the default window; so do they with a window of 256
 # KiB, where files held wait for room when their turn comes (-d7 "held
 # files waiting for an output's room: N"), read ahead for as they wait.
+# Those runs have no overflow (EROFS_FSCK_TAR_OVERFLOW=0); with it, the
+# files that find no room wait in the overflow spool instead, and none for
+# room, unless it is small (64 KiB), cannot be made ($TMPDIR missing) or
+# its filesystem is full (a 64 KiB tmpfs, as root): the same archive.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
