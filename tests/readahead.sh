@@ -40,10 +40,6 @@
 # -j1 writes with the default window; so do they with a window of 256
 # KiB, where files held wait for room when their turn comes (-d7 "held
 # files waiting for an output's room: N"), read ahead for as they wait.
-# Those runs have no overflow (EROFS_FSCK_TAR_OVERFLOW=0); with it, the
-# files that find no room wait in the overflow spool instead, and none for
-# room, unless it is small (64 KiB), cannot be made ($TMPDIR missing) or
-# its filesystem is full (a 64 KiB tmpfs, as root): the same archive.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -278,9 +274,8 @@ tar_window()
 		fi
 	done
 	for j in 2 8; do
-		EROFS_FSCK_TAR_WINDOW=1 EROFS_FSCK_TAR_OVERFLOW=0 run_fsck \
-			"$scratch/w.out" "$scratch/w.err" -j$j \
-			--tar="$scratch/w2.tar" "$img"
+		EROFS_FSCK_TAR_WINDOW=1 run_fsck "$scratch/w.out" \
+			"$scratch/w.err" -j$j --tar="$scratch/w2.tar" "$img"
 		rc=$?
 		if [ "$rc" != 0 ] || ! cmp -s "$scratch/w1.tar" "$scratch/w2.tar"
 		then
@@ -288,9 +283,9 @@ tar_window()
 				"$scratch/w.err"
 			return
 		fi
-		EROFS_FSCK_TAR_WINDOW=262144 EROFS_FSCK_TAR_OVERFLOW=0 \
-			run_fsck "$scratch/w.out" "$scratch/w.err" -d7 -j$j \
-			--tar="$scratch/w2.tar" "$img"
+		EROFS_FSCK_TAR_WINDOW=262144 run_fsck "$scratch/w.out" \
+			"$scratch/w.err" -d7 -j$j --tar="$scratch/w2.tar" \
+			"$img"
 		rc=$?
 		stalls=$(sed -n "s/.*held files waiting for an output's room: \([0-9]*\)$/\1/p" \
 			"$scratch/w.err")
@@ -307,103 +302,10 @@ tar_window()
 		"and of 256 KiB, where $stalls held files waited for room"
 }
 
-# tar_overflow_run J OUT [VAR=VALUE...]: --tar -jJ with a window of 256
-# KiB into OUT; $files of the -d7 overflow line, $peak its bytes at once,
-# $stalls the files that waited for room, $rc
-tar_overflow_run()
-{
-	local j=$1 out=$2
-	shift 2
-	env EROFS_FSCK_TAR_WINDOW=262144 "$@" "$FSCK" -d7 -j"$j" \
-		--tar="$out" "$img" >"$scratch/o.out" 2>"$scratch/o.err"
-	rc=$?
-	files=$(sed -n 's/.*--tar: \([0-9]*\) files waited in the overflow spool, at most \([0-9]*\) bytes.*/\1/p' \
-		"$scratch/o.err")
-	peak=$(sed -n 's/.*--tar: \([0-9]*\) files waited in the overflow spool, at most \([0-9]*\) bytes.*/\2/p' \
-		"$scratch/o.err")
-	stalls=$(sed -n "s/.*held files waiting for an output's room: \([0-9]*\)$/\1/p" \
-		"$scratch/o.err")
-}
-
-# tar_overflow NAME PATH: files that find no room in the window wait in the
-# overflow spool, and the walker does not wait; a small overflow fills,
-# empties and is taken again from its start, and the files it cannot take
-# wait for room; without a spool to be had, files wait for room; the
-# archive is -j1's every time
-tar_overflow()
-{
-	local name=$1 img=$2 j rc files peak stalls small few waited
-	run_fsck "$scratch/o.out" "$scratch/o.err" -j1 --tar="$scratch/o1.tar" \
-		"$img"
-	for j in 2 8; do
-		tar_overflow_run $j "$scratch/o2.tar"
-		if [ "$rc" != 0 ] || [ "${files:-0}" -eq 0 ] ||
-			[ -n "$stalls" ] ||
-			! cmp -s "$scratch/o1.tar" "$scratch/o2.tar"; then
-			tap_not_ok "$name, --tar -j$j, overflow: exit $rc, ${files:-no} files in the overflow, ${stalls:-no} waited for room, or another archive" \
-				"$scratch/o.err"
-			return
-		fi
-		small=$files
-		tar_overflow_run $j "$scratch/o2.tar" \
-			EROFS_FSCK_TAR_OVERFLOW=65536
-		if [ "$rc" != 0 ] || [ "${files:-0}" -eq 0 ] ||
-			[ "${peak:-0}" -gt 65536 ] ||
-			[ $((files * 4096)) -le 65536 ] ||
-			[ "${stalls:-0}" -eq 0 ] ||
-			! cmp -s "$scratch/o1.tar" "$scratch/o2.tar"; then
-			tap_not_ok "$name, --tar -j$j, overflow of 64 KiB: exit $rc, ${files:-no} files in it (at most ${peak:-?} bytes), ${stalls:-no} waited for room, or another archive" \
-				"$scratch/o.err"
-			return
-		fi
-		few=$files waited=$stalls
-		tar_overflow_run $j "$scratch/o2.tar" TMPDIR="$scratch/none"
-		if [ "$rc" != 0 ] || [ -n "$files" ] ||
-			[ "${stalls:-0}" -eq 0 ] ||
-			! cmp -s "$scratch/o1.tar" "$scratch/o2.tar"; then
-			tap_not_ok "$name, --tar -j$j, no spool: exit $rc, ${files:-no} files in the overflow, ${stalls:-no} waited for room, or another archive" \
-				"$scratch/o.err"
-			return
-		fi
-	done
-	tap_ok "$name, --tar, window of 256 KiB: $small files waited in the" \
-		"overflow and none for room; with 64 KiB of it, $few files" \
-		"and $waited waited for room; with no spool, files waited for" \
-		"room; the archive of -j1 every time"
-}
-
-# tar_overflow_full NAME PATH: with the overflow in a 64 KiB tmpfs, what
-# no longer fits waits for room: the same archive, exit 0
-tar_overflow_full()
-{
-	local name=$1 img=$2 rc files peak stalls full=$scratch/full
-	mkdir -p "$full"
-	if [ "$(id -u)" -ne 0 ]; then
-		tap_ok "$name, --tar, overflow on a full filesystem # SKIP not root"
-		return
-	elif ! mount -t tmpfs -o size=64k tmpfs "$full" 2>"$scratch/o.err"
-	then
-		tap_ok "$name, --tar, overflow on a full filesystem # SKIP cannot mount a tmpfs: $(head -n1 "$scratch/o.err")"
-		return
-	fi
-	tar_overflow_run 2 "$scratch/o2.tar" TMPDIR="$full"
-	umount "$full"
-	if [ "$rc" != 0 ] || [ "${files:-0}" -eq 0 ] ||
-		[ "${peak:-0}" -gt 65536 ] || [ "${stalls:-0}" -eq 0 ] ||
-		! cmp -s "$scratch/o1.tar" "$scratch/o2.tar"; then
-		tap_not_ok "$name, --tar -j2, overflow on a 64 KiB tmpfs: exit $rc, ${files:-no} files in it (at most ${peak:-?} bytes), ${stalls:-no} waited for room, or another archive" \
-			"$scratch/o.err"
-		return
-	fi
-	tap_ok "$name, --tar -j2, overflow on a 64 KiB tmpfs: $files files" \
-		"in it, at most $peak bytes at once; $stalls waited for room;" \
-		"the archive of -j1"
-}
-
 set -- $images
 count=$#
 set -- $damaged
-tap_plan $((count + $# + 7))
+tap_plan $((count + $# + 5))
 for name in $images; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	check "$name" "$path"
@@ -425,5 +327,3 @@ decoded lz4hc-fragments.erofs "$path"
 resolve lz4hc-all-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
 cut_fragments lz4hc-all-fragments.erofs "$path"
 tar_window lz4hc-all-fragments.erofs "$path"
-tar_overflow lz4hc-all-fragments.erofs "$path"
-tar_overflow_full lz4hc-all-fragments.erofs "$path"

@@ -18,8 +18,7 @@
  *   workers: at once after entry, or later for a file the scheduler holds
  *   to follow the order of its data (sched/task.c), so not in walk order.
  *   The output takes what the file's data will need there, and may wait
- *   for room; file_room tells whether it would not wait, and may take
- *   what the file needs as it tells so (the archive's overflow).
+ *   for room; file_room tells whether it would not wait.
  * - file_open, data, hole, file_end: on the thread that works on the file
  *   (for a split file, file_open on the walker and data and hole from the
  *   workers of its pieces, concurrently, in distinct ranges; file_end on

@@ -163,7 +163,7 @@ static int tar_put_range(struct tar_writer *tw, const struct tar_file *tf,
 		if (hole || tf->mem) {
 			ret = tar_put(tw, hole ? tw->zeros : tf->mem + off, n);
 		} else {
-			ret = tar_pread(tw, tf->spool, n, tf->base + off);
+			ret = tar_pread(tw, tf->spool, n, off);
 			if (!ret)
 				ret = tar_put(tw, tw->io, n);
 		}
@@ -266,10 +266,7 @@ static void tar_file_free(struct tar_file *tf)
 		archive_entry_free(tf->entry);
 	if (tf->kind == TAR_FILE) {
 		free(tf->mem);
-		if (tf->overflow_len)
-			__atomic_sub_fetch(&tf->tw->overflow_held,
-					   tf->overflow_len, __ATOMIC_RELEASE);
-		else if (tf->spool >= 0)
+		if (tf->spool >= 0)
 			close(tf->spool);
 		free(tf->holes);
 		pthread_mutex_destroy(&tf->lock);
@@ -394,16 +391,6 @@ static size_t tar_window_bytes(void)
 	return TAR_WINDOW_BYTES;
 }
 
-/* EROFS_FSCK_TAR_OVERFLOW (knobs.h): a smaller overflow (0: none), for tests. */
-static uint64_t tar_overflow_bytes(void)
-{
-	uint64_t v;
-
-	if (knob_value("EROFS_FSCK_TAR_OVERFLOW", &v) && v < TAR_OVERFLOW_BYTES)
-		return v;
-	return TAR_OVERFLOW_BYTES;
-}
-
 static int tar_setup(struct tar_writer *tw, struct report *rep)
 {
 	int ret;
@@ -445,8 +432,6 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 		return -ENOMEM;
 	}
 	tw->fd = -1;
-	tw->overflow = -1;
-	tw->overflow_limit = tar_overflow_bytes();
 	tw->file = o->file;
 	tw->format = o->format ? o->format : "pax";
 	tw->sparse = o->sparse;
@@ -577,108 +562,9 @@ static size_t tar_file_bytes(const struct tar_file *tf)
 	return size > TAR_MEM_FILE ? TAR_MEM_FILE : (size_t)size;
 }
 
-/* Regions of the overflow are whole pages of its page cache. */
-#define TAR_OVERFLOW_ALIGN 4096u
-#define TAR_OVERFLOW_STEP (1u << 20)
-
-/* The overflow's region for a file of size bytes. */
-static uint64_t tar_overflow_len(uint64_t size)
+bool tar_file_has_room(struct tar_writer *tw, const struct tar_file *tf)
 {
-	return (size + TAR_OVERFLOW_ALIGN - 1) &
-	       ~(uint64_t)(TAR_OVERFLOW_ALIGN - 1);
-}
-
-/*
- * Walker: is there a region of the overflow for tf? Once every file in it
- * was written out, it is taken again from its start.
- */
-static bool tar_overflow_fits(struct tar_writer *tw, const struct tar_file *tf)
-{
-	uint64_t size = tf->inode.size;
-
-	if (!size || size > TAR_MEM_FILE || tw->overflow == -2)
-		return false;
-	if (!__atomic_load_n(&tw->overflow_held, __ATOMIC_ACQUIRE))
-		tw->overflow_end = 0;
-	return tw->overflow_end + tar_overflow_len(size) <= tw->overflow_limit;
-}
-
-/*
- * Walker: blocks for the overflow up to end, allocated now so that a write
- * into them cannot fail for room, TAR_OVERFLOW_STEP at a time where there
- * is room for it, and kept when the overflow is taken again from its
- * start: a call for each file made 4,100 calls a run on a tree of 18,000
- * files, and emptying it, 4.6 ms a call.
- */
-static int tar_overflow_alloc(struct tar_writer *tw, uint64_t end)
-{
-	uint64_t step = TAR_OVERFLOW_STEP;
-
-	if (end <= tw->overflow_alloc)
-		return 0;
-	if (step > tw->overflow_limit - tw->overflow_alloc)
-		step = tw->overflow_limit - tw->overflow_alloc;
-	if (step < end - tw->overflow_alloc ||
-	    fallocate(tw->overflow, 0, (off_t)tw->overflow_alloc,
-		      (off_t)step)) {
-		step = end - tw->overflow_alloc;
-		if (fallocate(tw->overflow, 0, (off_t)tw->overflow_alloc,
-			      (off_t)step))
-			return -errno;
-	}
-	tw->overflow_alloc += step;
-	return 0;
-}
-
-/*
- * Walker: tf's data is to wait in the overflow rather than in memory, in a
- * region taken now. False where that cannot be done: it then waits for
- * room in the window.
- */
-static bool tar_overflow_take(struct tar_writer *tw, struct tar_file *tf)
-{
-	uint64_t len = tar_overflow_len(tf->inode.size), held;
-	int err;
-
-	if (tf->overflow_len)
-		return true;
-	if (!tar_overflow_fits(tw, tf))
-		return false;
-	if (tw->overflow == -1)
-		tw->overflow = outfile_spool(outfile_spool_dir());
-	if (tw->overflow < 0) {
-		tw->overflow = -2;
-		return false;
-	}
-	err = tar_overflow_alloc(tw, tw->overflow_end + len);
-	if (err) {
-		/* out of room for now; without fallocate() for good */
-		if (err != -ENOSPC) {
-			close(tw->overflow);
-			tw->overflow = -2;
-		}
-		return false;
-	}
-	tf->spool = tw->overflow;
-	tf->base = tw->overflow_end;
-	tf->overflow_len = len;
-	tw->overflow_end += len;
-	held = __atomic_add_fetch(&tw->overflow_held, len, __ATOMIC_RELAXED);
-	if (held > tw->overflow_peak)
-		tw->overflow_peak = held;
-	tw->overflow_files++;
-	return true;
-}
-
-/*
- * The region in the overflow is taken here when the window has no room:
- * the scheduler queues tf next if there is room, and must not then wait.
- */
-bool tar_file_has_room(struct tar_writer *tw, struct tar_file *tf)
-{
-	return ord_window_has_room(&tw->window, &tf->item,
-				   tar_file_bytes(tf)) ||
-	       tar_overflow_take(tw, tf);
+	return ord_window_has_room(&tw->window, &tf->item, tar_file_bytes(tf));
 }
 
 int tar_file_queue(struct tar_writer *tw, struct tar_file *tf,
@@ -686,10 +572,6 @@ int tar_file_queue(struct tar_writer *tw, struct tar_file *tf,
 {
 	uint64_t size = tf->inode.size;
 
-	if (tf->overflow_len ||
-	    (!ord_window_has_room(&tw->window, &tf->item, tar_file_bytes(tf)) &&
-	     tar_overflow_take(tw, tf)))
-		return 0;
 	ord_window_grow(&tw->window, &tf->item, tar_file_bytes(tf));
 	if (size > TAR_MEM_FILE) {
 		tf->spool = tar_spool_open(rep, loc);
@@ -778,12 +660,6 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 			rep, NULL,
 			"--format=%s: %llu more entries with other libarchive messages",
 			tw->format, (unsigned long long)tw->more_msgs);
-	if (tw->overflow_files)
-		report_msg(
-			rep, FSCK_LVL_DEBUG,
-			"--tar: %llu files waited in the overflow spool, at most %llu bytes at once",
-			(unsigned long long)tw->overflow_files,
-			(unsigned long long)tw->overflow_peak);
 	if (tw->orphans)
 		report_msg(rep, FSCK_LVL_INFO,
 			   "--tar: %llu later names left out with their file",
@@ -850,8 +726,6 @@ void tar_close(struct tar_writer *tw)
 		archive_write_free(tw->a);
 	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO)
 		close(tw->fd);
-	if (tw->overflow >= 0)
-		close(tw->overflow);
 	if (tw->window_ready)
 		ord_window_fini(&tw->window);
 	nidmap_for_each(&tw->first, j) {

@@ -15,9 +15,7 @@
  *
  * File data waits for its turn in memory when the file is at most
  * TAR_MEM_FILE bytes, else in an unnamed spool file in $TMPDIR (or /tmp),
- * written at its offsets by the pieces in any order; a file of at most
- * TAR_MEM_FILE bytes that finds no room in the window, in its region of
- * the overflow spool (TAR_OVERFLOW_BYTES). The window holds
+ * written at its offsets by the pieces in any order. The window holds
  * TAR_WINDOW_BYTES: every entry TAR_ENTRY_BYTES from when it is numbered,
  * and a file's data from when its task is queued (tar_file_queue()), its
  * size in memory or TAR_MEM_FILE spooled; so at most TAR_WINDOW_BYTES of
@@ -66,18 +64,6 @@ struct tar_file;
  */
 #define TAR_WINDOW_BYTES (16u << 20)
 #define TAR_MEM_FILE (4u << 20)
-
-/*
- * A file of at most TAR_MEM_FILE bytes that finds no room in the window
- * waits instead in the overflow: one unnamed spool in $TMPDIR shared by
- * such files, their regions taken in turn from its start up to
- * TAR_OVERFLOW_BYTES, and taken again from the start once every file in it
- * was written. Otherwise the walker waits for room,
- * the scheduler leaves the order of the data for the files due (task.c),
- * and the threads wait on the extents those decode one after the other:
- * on live media, the walker waited 0.1-0.2 s of a 1.4 s run at -j2.
- */
-#define TAR_OVERFLOW_BYTES (256u << 20)
 #define TAR_ENTRY_BYTES 1024u
 
 struct tar_opts {
@@ -128,10 +114,9 @@ int tar_file_begin(struct tar_writer *tw, const struct walk_entry *e,
  * When the file's task is queued, which may be out of walk order: room
  * for its data in the window, then memory or a spool for it. 0 or a
  * negative errno (reported in rep, at loc, but for -ENOMEM).
- * tar_file_has_room(): would tar_file_queue() go on without waiting? When
- * only the overflow has room, true takes it for the file.
+ * tar_file_has_room(): would tar_file_queue() go on without waiting?
  */
-bool tar_file_has_room(struct tar_writer *tw, struct tar_file *tf);
+bool tar_file_has_room(struct tar_writer *tw, const struct tar_file *tf);
 int tar_file_queue(struct tar_writer *tw, struct tar_file *tf,
 		   struct report *rep, const struct fsck_loc *loc);
 

@@ -35,7 +35,7 @@ static int tar_store(struct tar_file *tf, const uint8_t *buf, size_t len,
 	/* once a piece failed, the file is left out: the others stop */
 	if (__atomic_load_n(&tf->err, __ATOMIC_RELAXED))
 		return 0;
-	err = outfile_write_all(tf->spool, buf, len, (off_t)(tf->base + off));
+	err = outfile_write_all(tf->spool, buf, len, (off_t)off);
 	if (err)
 		tar_file_fail(tf, -err);
 	return 0;

@@ -46,14 +46,6 @@ struct tar_writer {
 	int spool_err; /* atomic: errno of one of them */
 	bool failed; /* atomic: the archive is broken */
 	bool discard; /* drop what libarchive writes from now on */
-	/* the overflow (TAR_OVERFLOW_BYTES), its regions taken on the walker */
-	int overflow; /* its descriptor; -1: not open yet; -2: none */
-	uint64_t overflow_limit;
-	uint64_t overflow_end; /* the next region's start */
-	uint64_t overflow_alloc; /* its blocks are allocated up to here */
-	uint64_t overflow_held; /* atomic: regions not written out yet */
-	uint64_t overflow_files; /* statistics: files that waited there */
-	uint64_t overflow_peak;
 	/* the deliverer's (one thread at a time, in order) */
 	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
 	struct nidmap first; /* nid -> struct tar_first */
@@ -93,8 +85,6 @@ struct tar_file {
 	struct erofs_inode inode;
 	uint8_t *mem; /* the data, or NULL */
 	int spool; /* or the data's spool, or -1 */
-	uint64_t base; /* where the data starts in the spool */
-	uint64_t overflow_len; /* its region, if the spool is the overflow */
 	int err; /* atomic: a write failed */
 	pthread_mutex_t lock; /* holes */
 	struct tar_hole *holes;
