@@ -395,13 +395,11 @@ def largest_write(args, image, log, pipe):
     asan = [o for o in os.environ.get("ASAN_OPTIONS", "").split(":") if o]
     env = dict(THREADED, ASAN_OPTIONS=":".join(asan + ["detect_leaks=0"]))
     if pipe:
-        with subprocess.Popen(["cat", image], stdout=subprocess.PIPE) as cat:
-            p = subprocess.run(cmd, env=env, stdin=cat.stdout,
-                               capture_output=True)
-            cat.stdout.close()
+        with open(image, "rb") as f:
+            feed = {"input": f.read()}
     else:
-        p = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL,
-                           capture_output=True)
+        feed = {"stdin": subprocess.DEVNULL}
+    p = subprocess.run(cmd, env=env, capture_output=True, **feed)
     with open(log) as f:
         counts = [int(m.group(1)) for m in map(WRITE_CALL.search, f) if m]
     return (p.returncode, p.stderr.decode(errors="replace"),
