@@ -7,7 +7,10 @@
 #     link whose smallest name comes late in directory order;
 #  2. --extract=DIR gives that tree, times of the directories included
 #     (those descended after their siblings get theirs all the same);
-#  3. check, --extract, --list and --manifest at -j1 and -j2 run under an
+#  3. -j2 --extract=DIR and --compare=DIR start two threads where the
+#     files' data alone is too little work for threads (-j2 --extract
+#     starts none): creating or opening the files is the work;
+#  4. check, --extract, --list and --manifest at -j1 and -j2 run under an
 #     address-space limit (ulimit -v) of what each needs for a one-file
 #     image plus HEADROOM_KIB: memory does not grow with the file count
 #     (it grew by 100 bytes a file to check, 400 for a manifest).
@@ -85,7 +88,7 @@ make_tree "$scratch/many" "$NFILES" || exit 99
 make_image "$scratch/many" "$scratch/many.erofs"
 rm -rf "$scratch/one"
 
-tap_plan 10
+tap_plan 13
 "$PYTHON3" "$srcdir/lib/treemanifest.py" --fields "$FIELDS" "$scratch/many" \
 	>"$scratch/expected" || exit 99
 rm -rf "$scratch/many"
@@ -117,6 +120,46 @@ else
 	tap_not_ok "the extracted tree differs from the image's manifest" ""
 fi
 rm -rf "$scratch/x"
+
+# threads_started ARG...: how many worker threads -j2 -d7 ARG... on the
+# image says it starts, or nothing; by its own rule, not the tests'
+# EROFS_FSCK_SYNC_NS=0, which starts them always
+threads_started()
+{
+	(unset EROFS_FSCK_SYNC_NS
+	 run_fsck /dev/null "$scratch/err" -j2 -d7 "$@" "$scratch/many.erofs")
+	sed -n 's/.*-j2: \([0-9]*\) worker threads (CPUs to run on: 2)$/\1/p' \
+		"$scratch/err"
+}
+
+if [ "$(nproc)" -lt 2 ]; then
+	tap_skip "-j2 --extract: no threads for this little data" "one CPU"
+	tap_skip "-j2 --extract=DIR: threads to create the files" "one CPU"
+	tap_skip "-j2 --compare=DIR: threads to open the files" "one CPU"
+else
+	n=$(threads_started --extract)
+	if [ "$n" = 0 ]; then
+		tap_ok "-j2 --extract: no threads for this little data"
+	else
+		tap_not_ok "-j2 --extract: '$n' worker threads, expected 0" \
+			"$scratch/err"
+	fi
+	n=$(threads_started --extract="$scratch/x")
+	if [ "$n" = 2 ]; then
+		tap_ok "-j2 --extract=DIR: threads to create the files"
+	else
+		tap_not_ok "-j2 --extract=DIR: '$n' worker threads, expected 2" \
+			"$scratch/err"
+	fi
+	n=$(threads_started --compare="$scratch/x")
+	if [ "$n" = 2 ]; then
+		tap_ok "-j2 --compare=DIR: threads to open the files"
+	else
+		tap_not_ok "-j2 --compare=DIR: '$n' worker threads, expected 2" \
+			"$scratch/err"
+	fi
+	rm -rf "$scratch/x"
+fi
 
 # runs_within KIB IMAGE ARG...: does fsck exit 0 with KIB of address space?
 runs_within()
