@@ -408,48 +408,55 @@ collect_images() {
 
 TARGET=
 
-# Run "$@" RUNS times, removing the extraction target before each run.
-# Sets m_median (seconds), m_rss (MiB, the largest of the runs) and
-# m_status ("ok" or "fail(RC)"; the first failure stops the row).
-measure() {
-	local log=$1 i rc t0 t1 kib maxkib=0
-	local -a secs=()
-	shift
-	m_median=
-	m_rss=n/a
-	m_status=ok
-	for ((i = 0; i < RUNS; i++)); do
-		rm -rf "$TARGET"
-		[ "$FS" = ext4 ] && sync
-		t0=$(date +%s%N)
-		if [ -n "$TIME" ]; then
-			"$TIME" -o "$WORK/time.out" -f %M "$@" >/dev/null 2>"$log"
-		else
-			"$@" >/dev/null 2>"$log"
-		fi
-		rc=$?
-		t1=$(date +%s%N)
-		if [ $rc -ne 0 ]; then
-			m_status="fail($rc)"
-			return
-		fi
-		secs+=("$(awk -v n=$((t1 - t0)) 'BEGIN { printf "%.4f", n / 1e9 }')")
-		if [ -n "$TIME" ]; then
-			kib=$(tail -n1 "$WORK/time.out")
-			[ "$kib" -gt "$maxkib" ] && maxkib=$kib
-		fi
-	done
-	rm -f "$log"
+# The runs of a row so far, by config ("ref", or the -j count; "-" where
+# the tool takes no -j): wall seconds, CPU seconds (user + system) and the
+# largest peak RSS (KiB); r_status is "ok" or "fail(RC)", and a failed
+# config runs no more.
+declare -A r_secs r_cpu r_kib r_status
+
+# One timed run of "$@" for config c, removing the extraction target first.
+run_once() {
+	local c=$1 log=$2 rc t0 t1 kib usr sys
+	shift 2
 	rm -rf "$TARGET"
-	m_median=$("$median_of" "${secs[@]}" | awk '{ printf "%.3f", $1 }')
-	[ -n "$TIME" ] && m_rss=$(awk -v k="$maxkib" 'BEGIN { printf "%.1f", k / 1024 }')
+	[ "$FS" = ext4 ] && sync
+	t0=$(date +%s%N)
+	if [ -n "$TIME" ]; then
+		"$TIME" -o "$WORK/time.out" -f "%M %U %S" "$@" >/dev/null 2>"$log"
+	else
+		"$@" >/dev/null 2>"$log"
+	fi
+	rc=$?
+	t1=$(date +%s%N)
+	if [ $rc -ne 0 ]; then
+		r_status[$c]="fail($rc)"
+		return
+	fi
+	r_secs[$c]+=" $(awk -v n=$((t1 - t0)) 'BEGIN { printf "%.4f", n / 1e9 }')"
+	[ -n "$TIME" ] || return 0
+	read -r kib usr sys < <(tail -n1 "$WORK/time.out")
+	[ "$kib" -gt "${r_kib[$c]:-0}" ] && r_kib[$c]=$kib
+	r_cpu[$c]+=" $(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')"
+}
+
+# What the runs of config c give: m_median (seconds), m_cpu (median CPU
+# seconds) and m_rss (MiB, the largest of the runs), or n/a.
+run_summary() {
+	local c=$1
+	m_median=$("$median_of" <<<"${r_secs[$c]}" | awk '{ printf "%.3f", $1 }')
+	m_cpu=n/a
+	m_rss=n/a
+	[ -n "${r_cpu[$c]:-}" ] &&
+		m_cpu=$("$median_of" <<<"${r_cpu[$c]}" | awk '{ printf "%.2f", $1 }')
+	[ -n "${r_kib[$c]:-}" ] &&
+		m_rss=$(awk -v k="${r_kib[$c]}" 'BEGIN { printf "%.1f", k / 1024 }')
 }
 
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
 
-ROWFMT="%-18s %-8s %-5s %-11s %-7s %9s %8s %7s %8s\n"
+ROWFMT="%-18s %-8s %-5s %-11s %-7s %9s %6s %8s %7s %8s\n"
 
 row() {
 	# shellcheck disable=SC2059
@@ -483,55 +490,86 @@ ref_args() {
 	return 0
 }
 
+# The command of config c in mode, into cmd.
+config_cmd() {
+	if [ "$1" = ref ]; then
+		cmd=("$REF" "${rargs[@]}")
+	elif [ "$1" = - ]; then
+		cmd=("$FSCK" "${margs[@]}")
+	else
+		cmd=("$FSCK" "-j$1" "${margs[@]}")
+	fi
+}
+
+config_log() {
+	local c=$1
+	[ "$c" = ref ] || c=j${c/-/none}
+	echo "$WORK/logs/$name-$mode-$c.err"
+}
+
+# The rows of one mode: its configs run in turn, RUNS rounds, so that a
+# machine whose speed drifts over minutes slows every config alike and
+# the ratios of one row to another stay side by side.
+bench_mode() {
+	local c i log ref_median="" j1_median=""
+	local -a cmd
+	unset r_secs r_cpu r_kib r_status
+	declare -gA r_secs r_cpu r_kib r_status
+	for ((i = 0; i < RUNS; i++)); do
+		for c in "${configs[@]}"; do
+			[ -z "${r_status[$c]:-}" ] || continue
+			config_cmd "$c"
+			run_once "$c" "$(config_log "$c")" "${cmd[@]}" "$img"
+		done
+	done
+	rm -rf "$TARGET"
+	for c in "${configs[@]}"; do
+		log=$(config_log "$c")
+		if [ -n "${r_status[$c]:-}" ]; then
+			row "$name" "$codec" "$pc" "$mode" "$c" \
+			    "${r_status[$c]}" n/a n/a - n/a
+			failures+=("$log")
+			continue
+		fi
+		rm -f "$log"
+		run_summary "$c"
+		if [ "$c" = ref ]; then
+			ref_median=$m_median
+			row "$name" "$codec" "$pc" "$mode" ref "$m_median" \
+			    "$m_cpu" "$m_rss" - -
+			continue
+		fi
+		[ "$c" = 1 ] && j1_median=$m_median
+		row "$name" "$codec" "$pc" "$mode" "$c" "$m_median" "$m_cpu" \
+		    "$m_rss" \
+		    "$([ -n "$j1_median" ] && [ "$c" != 1 ] &&
+		       ratio "$j1_median" "$m_median" || echo -)" \
+		    "$([ -n "$ref_median" ] &&
+		       ratio "$ref_median" "$m_median" || echo n/a)"
+	done
+}
+
 bench_image() {
-	local img=$1 name codec pc mode n ref_median j1_median log shown
-	local -a margs rargs jopt
+	local img=$1 name codec pc mode
+	local -a margs rargs configs
 	name=$(basename -- "$img" .erofs)
 	codec=$(image_codec "$img")
 	pc=$(image_pcluster "$img")
 	cat -- "$img" >/dev/null
 	for mode in $MODES_ALL; do
 		in_list "$mode" "$ONLY" || continue
-		mode_args "$mode"
-		ref_median=
+		configs=()
 		if [ "$NO_REF" != 1 ] && [ -n "$REF" ] && ref_args "$mode"; then
-			log=$WORK/logs/$name-$mode-ref.err
-			measure "$log" "$REF" "${rargs[@]}" "$img"
-			if [ "$m_status" = ok ]; then
-				ref_median=$m_median
-				row "$name" "$codec" "$pc" "$mode" ref "$m_median" \
-				    "$m_rss" - -
-			else
-				row "$name" "$codec" "$pc" "$mode" ref n/a n/a - -
-				failures+=("$log")
-			fi
+			configs+=(ref)
 		fi
-		j1_median=
-		for n in $threads; do
-			jopt=()
-			shown=-
-			if [ "$JOBS" = 1 ]; then
-				jopt=("-j$n")
-				shown=$n
-			fi
-			log=$WORK/logs/$name-$mode-j${shown/-/none}.err
-			measure "$log" "$FSCK" "${jopt[@]}" "${margs[@]}" "$img"
-			if [ "$m_status" != ok ]; then
-				row "$name" "$codec" "$pc" "$mode" "$shown" \
-				    "$m_status" n/a - n/a
-				failures+=("$log")
-				[ "$JOBS" = 1 ] && continue
-				break
-			fi
-			[ "$n" = 1 ] && j1_median=$m_median
-			row "$name" "$codec" "$pc" "$mode" "$shown" "$m_median" \
-			    "$m_rss" \
-			    "$([ -n "$j1_median" ] && [ "$n" != 1 ] &&
-			       ratio "$j1_median" "$m_median" || echo -)" \
-			    "$([ -n "$ref_median" ] &&
-			       ratio "$ref_median" "$m_median" || echo n/a)"
-			[ "$JOBS" = 1 ] || break
-		done
+		mode_args "$mode"
+		if [ "$JOBS" = 1 ]; then
+			# shellcheck disable=SC2206
+			configs+=($threads)
+		else
+			configs+=(-)
+		fi
+		bench_mode
 	done
 }
 
@@ -552,11 +590,13 @@ print_header() {
 		note "image $(basename -- "$img"): $(du -m --apparent-size -- "$img" |
 		     cut -f1) MiB, $img"
 	done
-	note "median s: median wall time; RSS: peak resident set of the runs;"
+	note "each mode's configs run in turn, round after round;" \
+	     "median s: median wall time; CPU s: median user + system time;" \
+	     "RSS: peak resident set of the runs;"
 	note "j1/jN: our -j1 time over this row's; ref/ours: reference time over ours (> 1: ours is faster)"
 	echo
 	# shellcheck disable=SC2059
-	printf "$ROWFMT" image codec pclu mode threads "median s" "RSS MiB" \
+	printf "$ROWFMT" image codec pclu mode threads "median s" "CPU s" "RSS MiB" \
 	       j1/jN ref/ours
 }
 

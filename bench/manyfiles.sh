@@ -18,11 +18,13 @@
 # a loop device backed by /dev/shm (when losetup works: needs root; made
 # without lazy init, and written once untimed), at -j1 and -j2. Printed per
 # run: peak RSS, bytes per inode above the 10^0-file baseline image of the
-# same layout, and seconds; then the -j2/-j1 ratios. The ext4 runs are
-# repeated on an uncompressed image of the same files, whose -j2/-j1 is
-# the floor that file creation itself sets: the compressed image's ratio
-# is printed as a share of it. Timings need an idle machine; memory
-# figures do not.
+# same layout, seconds, and the CPUs the whole machine kept busy meanwhile
+# (ours and the kernel's threads); then the -j2/-j1 ratios. The ext4 runs
+# are repeated on an uncompressed image of the same files, whose -j2/-j1
+# is the floor that file creation itself sets: the compressed image's
+# ratio is printed as a share of it. So is the ceiling that the -j1 run's
+# busy CPUs leave for the same work on this machine's CPUs. Timings need
+# an idle machine; memory figures do not.
 #
 # OUTDIR (default /dev/shm/manyfiles) holds the images, kept for re-runs.
 set -euo pipefail
@@ -122,19 +124,31 @@ big=$(image "$n" "$d")
 small=$(image 1 1)
 plain=$(image "$n" "$d" plain)
 
-# run LABEL IMG CMD...: prints "peakKiB seconds"
+# The machine's busy and idle time so far, in clock ticks: every CPU's
+# user, nice, system, irq and softirq; idle and iowait.
+cpu_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat
+}
+
+# measure CMD...: prints "peakKiB seconds busyCPUs", the last the machine's
+# busy share over the run, in CPUs: ours and the kernel's threads (the
+# journal's, the loop device's) together.
 measure() {
-	local log=$outdir/time.log
+	local log=$outdir/time.log b0 i0 b1 i1
+	read -r b0 i0 < <(cpu_ticks)
 	/usr/bin/time -v "$@" >/dev/null 2>"$log" || {
 		echo "FAILED: $*" >&2
 		tail -5 "$log" >&2
-		echo "- -"
+		echo "- - -"
 		return
 	}
-	awk -F': ' '/Maximum resident/ { k = $2 }
+	read -r b1 i1 < <(cpu_ticks)
+	awk -F': ' -v busy=$((b1 - b0)) -v all=$((b1 - b0 + i1 - i0)) \
+		-v ncpu="$(nproc)" '/Maximum resident/ { k = $2 }
 		/Elapsed \(wall/ { split($2, t, ":"); s = 0
 			for (i = 1; i in t; i++) s = s * 60 + t[i] }
-		END { printf "%d %.2f\n", k, s }' "$log"
+		END { printf "%d %.2f %.2f\n", k, s,
+			all ? busy / all * ncpu : 0 }' "$log"
 }
 
 tmpfs_dir=$outdir/x
@@ -171,7 +185,7 @@ fresh() {
 	sync
 }
 
-printf '%-28s %10s %10s %8s\n' run peak_KiB B/inode seconds
+printf '%-28s %10s %10s %8s %6s\n' run peak_KiB B/inode seconds CPUs
 row() {
 	local label=$1 base=$2 img=$3 dest=$4
 	shift 4
@@ -181,13 +195,13 @@ row() {
 	[ -z "$dest" ] || fresh "$dest"
 	big_r=$(measure "$@" "$img")
 	set -- $big_r $small_r
-	if [ "$1" = - ] || [ "$3" = - ]; then
+	if [ "$1" = - ] || [ "$4" = - ]; then
 		printf '%-28s %10s\n' "$label" FAILED
 		return
 	fi
-	printf '%-28s %10d %10.1f %8.2f\n' "$label" "$1" \
-		"$(echo "($1 - $3) * 1024 / $n" | bc -l)" "$2"
-	eval "secs_${base}=$2"
+	printf '%-28s %10d %10.1f %8.2f %6.2f\n' "$label" "$1" \
+		"$(echo "($1 - $4) * 1024 / $n" | bc -l)" "$2" "$3"
+	eval "secs_${base}=$2 cpus_${base}=$3"
 }
 
 # upstream does not take -j; its runs are labelled j1
@@ -234,5 +248,10 @@ if [ -n "$have_ext4" ]; then
 	ratio "uncompressed ext4 -j2/-j1" "$secs_pe1" "$secs_pe2"
 	printf '%-28s %.2f\n' "of the uncompressed one's" "$(echo \
 		"($secs_xe1 / $secs_xe2) / ($secs_pe1 / $secs_pe2)" | bc -l)"
+	# -j1 onto ext4 keeps more than one CPU busy: the kernel's journal
+	# and loop device threads work beside ours. With the same work, no
+	# -jN can beat the CPUs over what -j1 keeps busy.
+	ratio "ext4 -j2/-j1 ceiling" "$(nproc)" "$cpus_xe1"
+	ratio "uncompressed ceiling" "$(nproc)" "$cpus_pe1"
 	[ -z "$ref" ] || ratio "ext4 upstream/ours-j1" "$secs_uxe" "$secs_xe1"
 fi
