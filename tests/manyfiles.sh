@@ -121,45 +121,35 @@ else
 fi
 rm -rf "$scratch/x"
 
-# threads_started ARG...: how many worker threads -j2 -d7 ARG... on the
-# image says it starts, or nothing; by its own rule, not the tests'
-# EROFS_FSCK_SYNC_NS=0, which starts them always
-threads_started()
+# expect_threads N WHAT ARG...: -j2 -d7 ARG... on the image says it starts
+# N worker threads, by its own rule, not the tests' EROFS_FSCK_SYNC_NS=0,
+# which starts them always
+expect_threads()
 {
+	local want=$1 what=$2 n
+	shift 2
+	if [ "$(nproc)" -lt 2 ]; then
+		tap_skip "-j2 $what" "one CPU"
+		return
+	fi
 	(unset EROFS_FSCK_SYNC_NS
 	 run_fsck /dev/null "$scratch/err" -j2 -d7 "$@" "$scratch/many.erofs")
-	sed -n 's/.*-j2: \([0-9]*\) worker threads (CPUs to run on: 2)$/\1/p' \
-		"$scratch/err"
+	n=$(sed -n 's/.*-j2: \([0-9]*\) worker threads (CPUs .*/\1/p' \
+		"$scratch/err")
+	if [ "$n" = "$want" ]; then
+		tap_ok "-j2 $what"
+	else
+		tap_not_ok "-j2 $what: '$n' worker threads, expected $want" \
+			"$scratch/err"
+	fi
 }
 
-if [ "$(nproc)" -lt 2 ]; then
-	tap_skip "-j2 --extract: no threads for this little data" "one CPU"
-	tap_skip "-j2 --extract=DIR: threads to create the files" "one CPU"
-	tap_skip "-j2 --compare=DIR: threads to open the files" "one CPU"
-else
-	n=$(threads_started --extract)
-	if [ "$n" = 0 ]; then
-		tap_ok "-j2 --extract: no threads for this little data"
-	else
-		tap_not_ok "-j2 --extract: '$n' worker threads, expected 0" \
-			"$scratch/err"
-	fi
-	n=$(threads_started --extract="$scratch/x")
-	if [ "$n" = 2 ]; then
-		tap_ok "-j2 --extract=DIR: threads to create the files"
-	else
-		tap_not_ok "-j2 --extract=DIR: '$n' worker threads, expected 2" \
-			"$scratch/err"
-	fi
-	n=$(threads_started --compare="$scratch/x")
-	if [ "$n" = 2 ]; then
-		tap_ok "-j2 --compare=DIR: threads to open the files"
-	else
-		tap_not_ok "-j2 --compare=DIR: '$n' worker threads, expected 2" \
-			"$scratch/err"
-	fi
-	rm -rf "$scratch/x"
-fi
+expect_threads 0 "--extract: no threads for this little data" --extract
+expect_threads 2 "--extract=DIR: threads to create the files" \
+	--extract="$scratch/x"
+expect_threads 2 "--compare=DIR: threads to open the files" \
+	--compare="$scratch/x"
+rm -rf "$scratch/x"
 
 # runs_within KIB IMAGE ARG...: does fsck exit 0 with KIB of address space?
 runs_within()
