@@ -4,10 +4,10 @@
 # that pieces, the fragment cache, read-ahead of the packed inode, the
 # ordered window of hashed files (--manifest) and of the archive (--tar,
 # when built with libarchive) and the commit by the last piece run
-# concurrently; also on damaged copies, where pieces and packed
-# extents fail. Not a "make
-# check" test: "make tsan-check" runs it. Prints TAP; exits non-zero on any
-# report.
+# concurrently; --compare=DIR against an extracted tree, the same and
+# changed; also on damaged copies, where pieces and packed extents fail.
+# Not a "make check" test: "make tsan-check" runs it. Prints TAP; exits
+# non-zero on any report.
 set -u
 # shellcheck source=lib/testlib.sh
 . "$(dirname "$0")/lib/testlib.sh"
@@ -46,6 +46,15 @@ for name in lz4hc-fragments zstd-c64k-fragments deflate-48bit-c32k \
 	[ -z "$tar" ] || run 0 --tar="$tmp/a.tar" "$images/$name.erofs"
 done
 EROFS_FSCK_READAHEAD=1 run 0 --extract "$images/lz4hc-all-fragments.erofs"
+# --compare=DIR: the workers read the files on disk beside the image's,
+# against the tree itself and against it with one file grown by a byte
+"$fsck" --extract="$tmp/tree" "$images/lz4hc-fragments.erofs" \
+	>/dev/null 2>&1 || exit 99
+run 0 --compare="$tmp/tree" "$images/lz4hc-fragments.erofs"
+grown=$(find "$tmp/tree" -type f -size +1k | head -n 1)
+[ -n "$grown" ] || exit 99
+printf Z >>"$grown"
+run 1 --compare="$tmp/tree" "$images/lz4hc-fragments.erofs"
 for name in lz4hc-default lz4hc-fragments; do
 	python3 - "$images/$name.erofs" "$tmp/bad.erofs" <<'PY' || exit 99
 import sys
