@@ -513,8 +513,7 @@ config_log() {
 bench_mode() {
 	local c i log ref_median="" j1_median=""
 	local -a cmd
-	unset r_secs r_cpu r_kib r_status
-	declare -gA r_secs r_cpu r_kib r_status
+	r_secs=() r_cpu=() r_kib=() r_status=()
 	for ((i = 0; i < RUNS; i++)); do
 		for c in "${configs[@]}"; do
 			[ -z "${r_status[$c]:-}" ] || continue
