@@ -30,7 +30,7 @@ void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
 
 	ra->ctx = ctx;
 	ra->pool = pool;
-	ra->next = 0;
+	ra->next = ra->last_la = 0;
 	ra->kept_la = ra->kept_end = 0;
 	ra->window = 0;
 	erofs_frag_cache_stats(ctx->img, &st);
@@ -150,9 +150,9 @@ static int readahead_behind(struct readahead *ra, uint64_t off, uint64_t end,
 }
 
 bool readahead_reaches(uint64_t window, uint64_t la, uint64_t llen,
-		       uint64_t end, bool stalled)
+		       uint64_t end, bool next_queued, bool stalled)
 {
-	if (la < end)
+	if (la < end || (window && !next_queued))
 		return true;
 	return (stalled ? la : la + llen) - end <= window;
 }
@@ -187,11 +187,12 @@ static int readahead_from(struct readahead *ra, const struct erofs_inode *inode,
 		if (ret <= 0)
 			return ret;
 		if (!readahead_reaches(ra->window, map.la, map.llen, end,
-				       stalled))
+				       ra->last_la >= end, stalled))
 			break;
 		ret = prefetch_queue(ra, &map);
 		if (ret)
 			return ret;
+		ra->last_la = map.la;
 		ra->next = map.la + map.llen;
 	}
 	return 0;

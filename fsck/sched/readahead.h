@@ -37,6 +37,7 @@ struct readahead {
 	struct erofs_pool *pool;
 	uint64_t window;		/* bytes queued ahead; 0: off */
 	uint64_t next;			/* packed offset not yet queued */
+	uint64_t last_la; /* where the extent queued last begins */
 	uint64_t kept_la, kept_end;	/* the extent last kept for a file */
 };
 
@@ -78,11 +79,16 @@ int readahead_stalled(struct readahead *ra, const struct erofs_inode *inode,
 
 /*
  * Does read-ahead for a file whose data in the packed inode ends at end
- * queue the extent [la, la + llen)? Those the file reads, then whole
- * extents within the window past end; stalled, also the one that begins
- * within it.
+ * queue the extent [la, la + llen)? Those the file reads; the first one
+ * past end (unless one that begins at end or later is queued already:
+ * next_queued), whatever its length, so that a second worker decodes it
+ * while the first decodes the file's; then whole extents within the
+ * window past end; stalled, also the one that begins within it. No
+ * window: nothing past the file. With the default window, what is
+ * decoded ahead of the file still fits in the window's share of the
+ * cache: an extent cached is at most a quarter of its budget.
  */
 bool readahead_reaches(uint64_t window, uint64_t la, uint64_t llen,
-		       uint64_t end, bool stalled);
+		       uint64_t end, bool next_queued, bool stalled);
 
 #endif
