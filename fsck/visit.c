@@ -145,6 +145,11 @@ int checker_finish(struct checker *ck)
 			   "held files: %llu, queued in %llu batches",
 			   (unsigned long long)ck->stats.held_files,
 			   (unsigned long long)ck->stats.hold_batches);
+	if (ck->stats.held_readahead)
+		report_msg(
+			ck->rep, FSCK_LVL_DEBUG,
+			"read-ahead tasks queued while the first files were held: %llu",
+			(unsigned long long)ck->stats.held_readahead);
 	if (ck->stats.hold_stalls)
 		report_msg(ck->rep, FSCK_LVL_DEBUG,
 			   "held files waiting for an output's room: %llu",

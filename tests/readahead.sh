@@ -40,6 +40,11 @@
 # -j1 writes with the default window; so do they with a window of 256
 # KiB, where files held wait for room when their turn comes (-d7 "held
 # files waiting for an output's room: N"), read ahead for as they wait.
+#
+# And the first file held: -j2 reads ahead for it as the walker meets it,
+# so that the workers decode the packed inode's first extents while the
+# walker fills the first batch (-d7 "read-ahead tasks queued while the
+# first files were held: N", N > 0); -j1, without threads, does not.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -248,6 +253,28 @@ print(d["packed_encoded_bytes"], d["packed_decoded_bytes"])' \
 	fi
 }
 
+# first_held NAME PATH: the walker reads ahead for the first file it holds,
+# before the first batch is released, at -j2 only
+first_held()
+{
+	local name=$1 img=$2 j n line=
+	for j in 1 2; do
+		run_fsck "$scratch/f.out" "$scratch/f.err" -d7 -j$j --extract \
+			"$img"
+		n=$(sed -n 's/.*read-ahead tasks queued while the first files were held: \([0-9]*\)$/\1/p' \
+			"$scratch/f.err")
+		line="$line -j$j: ${n:-none}"
+	done
+	if [ "$line" = " -j1: none -j2: ${line##* }" ] &&
+		[ "${line##* }" != none ]; then
+		tap_ok "$name: read-ahead queued before the first batch of" \
+			"held files was released:$line"
+	else
+		tap_not_ok "$name: read-ahead before the first batch:$line" \
+			"$scratch/f.err"
+	fi
+}
+
 # tar_window NAME PATH: held files take room in --tar's window once queued
 tar_window()
 {
@@ -305,7 +332,7 @@ tar_window()
 set -- $images
 count=$#
 set -- $damaged
-tap_plan $((count + $# + 5))
+tap_plan $((count + $# + 6))
 for name in $images; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	check "$name" "$path"
@@ -327,3 +354,4 @@ decoded lz4hc-fragments.erofs "$path"
 resolve lz4hc-all-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
 cut_fragments lz4hc-all-fragments.erofs "$path"
 tar_window lz4hc-all-fragments.erofs "$path"
+first_held lz4hc-all-fragments.erofs "$path"

@@ -63,6 +63,8 @@ struct fsck_stats {
 	/* files held to follow their data, in how many batches (task.c) */
 	uint64_t held_files;
 	uint64_t hold_batches;
+	/* prefetch tasks queued before the first held batch (task.c) */
+	uint64_t held_readahead;
 	/* held files an output had no room for when their turn came */
 	uint64_t hold_stalls;
 	/* files too small to hand over, checked on the walker (task.c) */

@@ -31,6 +31,7 @@ void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
 	ra->ctx = ctx;
 	ra->pool = pool;
 	ra->next = ra->last_la = 0;
+	ra->queued = 0;
 	ra->kept_la = ra->kept_end = 0;
 	ra->window = 0;
 	erofs_frag_cache_stats(ctx->img, &st);
@@ -81,6 +82,8 @@ static int prefetch_queue(struct readahead *ra, const struct erofs_map *map)
 	ret = erofs_pool_submit_ahead(ra->pool, prefetch_run, arg);
 	if (ret)
 		free(arg);
+	else
+		ra->queued++;
 	return ret;
 }
 

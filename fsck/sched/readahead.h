@@ -33,12 +33,13 @@ struct fsck_loc;
 struct report;
 
 struct readahead {
-	struct erofs_ctx *ctx;		/* the walker's */
+	struct erofs_ctx *ctx; /* the walker's */
 	struct erofs_pool *pool;
-	uint64_t window;		/* bytes queued ahead; 0: off */
-	uint64_t next;			/* packed offset not yet queued */
+	uint64_t window; /* bytes queued ahead; 0: off */
+	uint64_t next; /* packed offset not yet queued */
 	uint64_t last_la; /* where the extent queued last begins */
-	uint64_t kept_la, kept_end;	/* the extent last kept for a file */
+	uint64_t queued; /* prefetch tasks queued, for -d7 */
+	uint64_t kept_la, kept_end; /* the extent last kept for a file */
 };
 
 /*

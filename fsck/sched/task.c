@@ -143,6 +143,14 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 	report_task_done(ck->rep, &t->rep);
 }
 
+/* Files held to be queued in the order of their data (task_hold()). */
+struct task_hold {
+	unsigned int n;
+	struct file_task *walk[TASK_HOLD_MAX]; /* in walk order */
+	unsigned int order[TASK_HOLD_MAX]; /* of walk, by fragment */
+	bool queued[TASK_HOLD_MAX]; /* walk[i] is not ours now */
+};
+
 /*
  * Is t to be held (task_hold())? When its data is decoded and lies in the
  * packed inode, whose extents are then decoded once each, in a row,
@@ -157,6 +165,22 @@ static bool file_task_holds(const struct checker *ck, const struct file_task *t)
 	       readahead_fragment(&t->inode, &off, &len);
 }
 
+/*
+ * Does the walker read ahead for t as it meets it? When t is not held;
+ * and when t is the first file held, so that the workers, idle until the
+ * first batch is released, decode the packed inode's first extents
+ * meanwhile: mkfs lays fragments out in about walk order, so the first
+ * file's lie near the start. Not when t is split: its pieces decode their
+ * own extents.
+ */
+static bool file_task_reads_ahead(const struct checker *ck,
+				  const struct file_task *t, bool split)
+{
+	if (!file_task_holds(ck, t))
+		return true;
+	return !split && !ck->stats.hold_batches && !ck->held->n;
+}
+
 /* Step 1 but the queueing: what the walker does first, in walk order. */
 static enum fsck_result file_task_begin(struct checker *ck,
 					const struct walk_entry *e,
@@ -164,14 +188,14 @@ static enum fsck_result file_task_begin(struct checker *ck,
 					struct file_task *t,
 					struct split_file **s)
 {
+	bool split = pieces_worth(ck, e->inode);
 	enum fsck_result ret = FSCK_OK;
 	struct out_entry oe;
 
-	if (ck->decode && !file_task_holds(ck, t))
+	if (ck->decode && file_task_reads_ahead(ck, t, split))
 		ret = fsck_result_of(
 			readahead_file(ck->ra, e->inode, ck->rep, loc));
-	if (ret == FSCK_OK && pieces_worth(ck, e->inode) &&
-	    !(*s = split_new(t)))
+	if (ret == FSCK_OK && split && !(*s = split_new(t)))
 		ret = FSCK_NOMEM;
 	check_out_entry(&oe, ck, e, loc);
 	if (ret == FSCK_OK)
@@ -256,14 +280,6 @@ static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
 	task_split_wait(ck);
 	return split_submit(ck, s, loc);
 }
-
-/* Files held to be queued in the order of their data (task_hold()). */
-struct task_hold {
-	unsigned int n;
-	struct file_task *walk[TASK_HOLD_MAX]; /* in walk order */
-	unsigned int order[TASK_HOLD_MAX]; /* of walk, by fragment */
-	bool queued[TASK_HOLD_MAX]; /* walk[i] is not ours now */
-};
 
 static int fragment_order(const void *a, const void *b, void *arg)
 {
@@ -354,6 +370,8 @@ void task_release(struct checker *ck)
 	if (!n)
 		return;
 	h->n = 0;
+	if (!ck->stats.hold_batches)
+		ck->stats.held_readahead = ck->ra->queued;
 	ck->stats.held_files += n;
 	ck->stats.hold_batches++;
 	for (i = 0; i < n; i++) {
