@@ -26,6 +26,9 @@
 #    (hostile.py's packed extents of 12 MiB decoded for each file): SIGTERM
 #    at -j1 and -j2, exit 32 within the limit, only whole files left
 #    (skipped if decoding it becomes fast);
+#  - a file of 255 TiB that is one hole (data/huge-hole.erofs), whose
+#    digest takes days of hashing zeros: SIGTERM during --manifest at -j1
+#    and -j2, exit 32 within the limit and only the interruption said;
 #  - SIGPIPE: "--list | head -n 1" dies of SIGPIPE, with nothing on
 #    stderr; "--extract=DIR --list | head -n 1" stops as if interrupted
 #    (exit 32, "interrupted by SIGPIPE", no incomplete file left).
@@ -292,6 +295,44 @@ for root, _, files in os.walk(sys.argv[1]):
 	done
 else
 	tap_not_ok "CPU-bound: cannot build the image" "$err"
+fi
+
+# A hole hashed for --manifest: data/huge-hole.erofs holds a file of
+# 255 TiB in 24 KiB, all of it one hole, whose digest takes days of
+# hashing zeros. SIGTERM at -j1 and -j2 (the file split into pieces that
+# hash in order) still stops the run at once.
+hole_image=$scratch/huge-hole.erofs
+if unpack "$srcdir/data/huge-hole.erofs.xz" "$hole_image"; then
+	for j in 1 2; do
+		name="--manifest -j$j of a 255 TiB hole"
+		env $default_signal "$FSCK" --no-sbcrc -j$j --manifest \
+			"$hole_image" >"$out" 2>"$err" &
+		pid=$!
+		sleep 0.5
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			tap_not_ok "$name: ended (exit $?) before the signal" "$err"
+			continue
+		fi
+		t0=$(now)
+		kill -s TERM "$pid"
+		wait "$pid"
+		status=$?
+		latency=$(awk -v a="$t0" -v b="$(now)" \
+			'BEGIN { printf "%.3f", b - a }')
+		if [ "$status" -ne 32 ]; then
+			tap_not_ok "$name: exit $status, not 32" "$err"
+		elif too_slow; then
+			tap_not_ok "$name: stopped ${latency} s after SIGTERM, more than $INTERRUPT_LIMIT s" ""
+		elif ! grep -qx "fsck.erofs: interrupted by SIGTERM" "$err" ||
+			[ "$(wc -l <"$err")" -ne 2 ]; then
+			tap_not_ok "$name: messages" "$err"
+		else
+			tap_ok "$name: SIGTERM: exit 32 ${latency} s later"
+		fi
+	done
+else
+	tap_not_ok "huge hole: cannot unpack the image" ""
 fi
 
 # SIGPIPE. The check: the usual death of a filter, nothing on stderr.

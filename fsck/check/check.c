@@ -127,16 +127,21 @@ static enum fsck_result check_lib_error(struct fsck_worker *w,
 	return ret < 0 ? fsck_result_of(ret) : FSCK_REPORTED;
 }
 
-void check_sha_zeros(struct erofs_sha256 *sha, uint64_t len)
+enum fsck_result check_sha_zeros(struct erofs_sha256 *sha, uint64_t len)
 {
 	static const uint8_t zeros[4096];
+	unsigned int blocks = 0;
 
 	while (len) {
 		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
 
+		/* every 16 MiB: a few milliseconds of hashing */
+		if (!(++blocks % 4096) && interrupted())
+			return FSCK_STOP;
 		erofs_sha256_update(sha, zeros, n);
 		len -= n;
 	}
+	return FSCK_OK;
 }
 
 /* A hole: zeros to hash, and a hole for the outputs. */
@@ -152,8 +157,7 @@ static enum fsck_result check_hole(struct fsck_worker *w, struct data_sum *ds,
 		return FSCK_OK;
 	if (ds->sink)
 		return ds->sink->zeros(ds->sink->arg, len);
-	check_sha_zeros(&ds->sha, len);
-	return FSCK_OK;
+	return check_sha_zeros(&ds->sha, len);
 }
 
 /* Decoded bytes at file offset off: to the hash and to the outputs. */

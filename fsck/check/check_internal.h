@@ -99,7 +99,12 @@ void check_digest(struct report *rep, const struct fsck_loc *loc,
 		  struct erofs_sha256 *sha, uint8_t *digest,
 		  const uint8_t *expected);
 
-void check_sha_zeros(struct erofs_sha256 *sha, uint64_t len);
+/*
+ * Hash len zero bytes: FSCK_OK, or FSCK_STOP when a signal came first
+ * (the hash is then incomplete). A hole can be a file's whole size, up to
+ * 2^64 bytes in a small image: the run still stops at once.
+ */
+enum fsck_result check_sha_zeros(struct erofs_sha256 *sha, uint64_t len);
 
 /* Check every record of a compressed index (mapping reads only some). */
 enum fsck_result check_index(struct fsck_worker *w,

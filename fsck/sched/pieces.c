@@ -42,7 +42,7 @@ struct piece_out {
 	/* the consumer's, for streaming */
 	struct ord_window *window;
 	struct erofs_sha256 *sha;
-	const bool *broken; /* no digest: do not hash */
+	bool *broken; /* no digest: do not hash */
 };
 
 struct split_file {
@@ -106,20 +106,22 @@ static enum fsck_result out_run_add(struct piece_out *out, size_t len,
 	return FSCK_OK;
 }
 
-/* Hash what a piece kept, in order. */
-static void out_hash(const struct piece_out *out, struct erofs_sha256 *sha)
+/* Hash what a piece kept, in order; false if a signal stopped it. */
+static bool out_hash(const struct piece_out *out, struct erofs_sha256 *sha)
 {
 	const uint8_t *p = out->buf;
 	size_t i;
 
 	for (i = 0; i < out->nruns; i++) {
 		if (out->runs[i].zeros) {
-			check_sha_zeros(sha, out->runs[i].len);
+			if (check_sha_zeros(sha, out->runs[i].len) != FSCK_OK)
+				return false;
 			continue;
 		}
 		erofs_sha256_update(sha, p, out->runs[i].len);
 		p += out->runs[i].len;
 	}
+	return true;
 }
 
 /* Too much to keep: wait for our turn, hash what we kept, then stream. */
@@ -127,8 +129,9 @@ static void out_stream(struct piece_out *out)
 {
 	ord_window_wait_due(out->window, out->item.seq);
 	out->streaming = true;
-	if (!*out->broken)
-		out_hash(out, out->sha);
+	/* an incomplete hash is no digest */
+	if (!*out->broken && !out_hash(out, out->sha))
+		*out->broken = true;
 	free(out->buf);
 	free(out->runs);
 	out->buf = NULL;
@@ -172,11 +175,8 @@ static enum fsck_result piece_out_zeros(void *arg, uint64_t len)
 {
 	struct piece_out *out = arg;
 
-	if (out->streaming) {
-		if (!*out->broken)
-			check_sha_zeros(out->sha, len);
-		return FSCK_OK;
-	}
+	if (out->streaming)
+		return *out->broken ? FSCK_OK : check_sha_zeros(out->sha, len);
 	return len > SIZE_MAX ? FSCK_NOMEM
 			      : out_run_add(out, (size_t)len, true);
 }
@@ -238,8 +238,8 @@ static void split_hash_piece(void *arg, struct ord_item *item)
 
 	if (!out->ok)
 		s->hash_broken = true;
-	if (!s->hash_broken && !out->streaming)
-		out_hash(out, &s->sha);
+	if (!s->hash_broken && !out->streaming && !out_hash(out, &s->sha))
+		s->hash_broken = true;
 	out_free(out);
 }
 
