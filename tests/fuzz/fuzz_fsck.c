@@ -35,9 +35,18 @@
  *
  * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
  * with -close_fd_mask=2 to silence fsck's messages as well.
+ *
+ * A run lasts at most FUZZ_RUN_SECONDS: a timer then sends SIGHUP, which
+ * fsck handles as a user's signal (interrupt.h), so the run must stop at
+ * once, as tests/interrupt.sh requires. A small image may declare a file
+ * of 2^64 bytes, one hole, whose digest takes days of hashing zeros: that
+ * is the work asked for, not a hang, unless the signal does not stop it.
+ * Between runs SIGHUP is caught and ignored, should the timer fire late.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <time.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -53,6 +62,8 @@
 #else
 #define FUZZ_EXTRACT_DIR 0
 #endif
+
+#define FUZZ_RUN_SECONDS 2
 
 int fsck_main(int argc, char **argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -183,6 +194,34 @@ static void make_extract_dir(void)
 	atexit(remove_compare_dir);
 }
 
+static timer_t run_timer;
+
+static void between_runs(int sig)
+{
+	(void)sig;
+}
+
+/* The timer that interrupts a run, and SIGHUP caught between runs. */
+static void make_run_timer(void)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL,
+			       .sigev_signo = SIGHUP };
+	struct sigaction sa = { .sa_handler = between_runs };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGHUP, &sa, NULL) ||
+	    timer_create(CLOCK_MONOTONIC, &ev, &run_timer))
+		die("run timer");
+}
+
+static void arm_run_timer(time_t seconds)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = seconds } };
+
+	if (timer_settime(run_timer, 0, &its, NULL))
+		die("timer_settime");
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	int null_fd;
@@ -193,6 +232,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d",
 		 image_fd);
 	snprintf(device_opt, sizeof(device_opt), "--device=%s", image_path);
+	make_run_timer();
 	if (FUZZ_EXTRACT_DIR)
 		make_extract_dir();
 	if (getenv("FUZZ_VERBOSE"))
@@ -225,7 +265,9 @@ static int run_fsck(const uint8_t *data, size_t size, int argc, char **argv)
 {
 	set_image(data, size);
 	optind = 0;	/* glibc: reinitialise getopt for the next run */
+	arm_run_timer(FUZZ_RUN_SECONDS);
 	fsck_main(argc, argv);
+	arm_run_timer(0);
 	fflush(stdout);
 	clean_extract_dir(0);
 	return 0;
