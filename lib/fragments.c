@@ -9,7 +9,7 @@
  * decoding it again. Readers hold a reference while they copy out, so the
  * lock is only held to find, pin and unpin entries. Entries that nobody
  * holds are evicted, least recently used first, to stay within the
- * budget, those with bytes past what readers have copied out after all
+ * budget, those with bytes readers have not copied out yet after all
  * others (files are handed out in the order of their fragments, so the
  * readers of those bytes are still to come); pinned ones may take it
  * over by what the readers in flight use.
@@ -42,6 +42,17 @@
 
 #define FRAG_BUCKETS 1024
 
+/*
+ * Spans of an extent readers copied out, apart and in order: enough for
+ * the few places where readers in walk order, not the fragments' order,
+ * start into one extent (frag_note_read()).
+ */
+#define FRAG_SPANS 8
+
+struct frag_span {
+	uint64_t start, end;
+};
+
 struct frag_entry {
 	uint64_t la;			/* extent of the packed inode */
 	uint64_t llen;
@@ -51,7 +62,8 @@ struct frag_entry {
 	bool ready;
 	bool failed;
 	bool corrupt; /* failed to decode: err says why, data is gone */
-	uint64_t read_to; /* readers have copied out bytes up to here */
+	unsigned int nspans;
+	struct frag_span spans[FRAG_SPANS]; /* what readers copied out */
 	struct erofs_err err; /* why it failed, if corrupt */
 	struct frag_entry *hnext;	/* hash chain */
 	struct frag_entry *prev, *next;	/* LRU, most recent first */
@@ -305,10 +317,49 @@ static void frag_put(struct erofs_frag_cache *fc, struct frag_entry *e)
 		entry_free(e);
 }
 
-/* Have readers copied out e up to its end? */
+/*
+ * Have readers copied out all of e? Its end alone does not tell: on live
+ * media, the walk reads usr/lib/x86_64-linux-gnu/gconv/, whose fragments
+ * begin 1 MB into an extent, long before the files of its parent whose
+ * fragments fill that first MB; an extent taken as used up by its end was
+ * evicted and decoded again for them (1.6% of the packed inode again, by
+ * --tar at -j2).
+ */
 static bool frag_used_up(const struct frag_entry *e)
 {
-	return e->read_to >= e->llen;
+	return e->nspans == 1 && !e->spans[0].start &&
+	       e->spans[0].end >= e->llen;
+}
+
+/*
+ * Readers copied out [start, end) of e: merge it with the spans it meets.
+ * With no slot left for it apart, it joins the nearer span, and the gap
+ * between them counts as copied out: at worst, the extent is evicted
+ * before a reader of that gap comes, which then decodes it again.
+ */
+static void frag_note_read(struct frag_entry *e, uint64_t start, uint64_t end)
+{
+	struct frag_span *s = e->spans;
+	unsigned int n = e->nspans, i = 0, j;
+
+	while (i < n && s[i].end < start)
+		i++;
+	for (j = i; j < n && s[j].start <= end; j++) {
+		if (s[j].start < start)
+			start = s[j].start;
+		if (s[j].end > end)
+			end = s[j].end;
+	}
+	if (j == i && n == FRAG_SPANS) {
+		if (i == n || (i && start - s[i - 1].end <= s[i].start - end))
+			start = s[--i].start;
+		else
+			end = s[i].end;
+		j = i + 1;
+	}
+	memmove(&s[i + 1], &s[j], (n - j) * sizeof(*s));
+	s[i] = (struct frag_span){ .start = start, .end = end };
+	e->nspans = n + 1 - (j - i);
 }
 
 /* Nobody holds e; it is used up, unless not_used_up evicts those too. */
@@ -614,8 +665,7 @@ static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	}
 	memcpy(out, e->data + skip, len);
 	pthread_mutex_lock(&fc->lock);
-	if (skip + len > e->read_to)
-		e->read_to = skip + len;
+	frag_note_read(e, skip, skip + len);
 	frag_put(fc, e);
 	pthread_mutex_unlock(&fc->lock);
 	return 0;

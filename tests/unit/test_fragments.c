@@ -812,6 +812,75 @@ START_TEST(test_used_up_first)
 END_TEST
 
 /*
+ * Read maps[0] of lz4hc-all-fragments.erofs (with a small cache) in
+ * pieces: npieces of about equal length, those of order[0..count) in that
+ * order. Then, with maps[1] read ahead and not read, readers of whole
+ * extents after them fill the cache until one is evicted: was it maps[0],
+ * taken as used up?
+ */
+static bool pieces_use_up(unsigned int npieces, const unsigned int *order,
+			  unsigned int count)
+{
+	static struct erofs_map maps[WANT_EXTENTS];
+	struct erofs_image *img;
+	struct erofs_ctx ctx;
+	uint64_t piece, skip, len;
+	unsigned int n, i;
+	uint8_t *buf;
+	bool evicted;
+
+	small_cache(&img, &ctx, maps, &n);
+	ck_assert_uint_ge(n, 4);
+	ck_assert_uint_ge(maps[0].llen, npieces);
+	piece = maps[0].llen / npieces;
+	buf = malloc((size_t)maps[0].llen);
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < count; i++) {
+		skip = order[i] * piece;
+		len = order[i] == npieces - 1 ? maps[0].llen - skip : piece;
+		ck_assert_int_eq(erofs_frag_read(&ctx, &ctx.img->packed,
+						 maps[0].la + skip, buf,
+						 (size_t)len),
+				 0);
+	}
+	free(buf);
+	ck_assert_int_eq(erofs_frag_prefetch(&ctx, &maps[1]), 1);
+	read_until_eviction(&ctx, maps, 2, n, true);
+	ck_assert(!read_decodes(&ctx, &maps[1]));
+	evicted = read_decodes(&ctx, &maps[0]);
+	erofs_ctx_fini(&ctx);
+	erofs_image_close(img);
+	return evicted;
+}
+
+/*
+ * An extent is used up once readers copied out all of it, in whatever
+ * order, not once one reached its end: readers in walk order may read a
+ * directory's fragments before those of the files in its parent, which
+ * come first in the extent.
+ */
+START_TEST(test_used_up_whole)
+{
+	unsigned int down[16], apart[32], i;
+
+	/* from the end down, but piece 7 last */
+	for (i = 0; i < 15; i++)
+		down[i] = i < 8 ? 15 - i : 14 - i;
+	down[15] = 7;
+	ck_assert(!pieces_use_up(2, (const unsigned int[]){ 1 }, 1));
+	ck_assert(pieces_use_up(2, (const unsigned int[]){ 1, 0 }, 2));
+	ck_assert(!pieces_use_up(16, down, 15));
+	ck_assert(pieces_use_up(16, down, 16));
+	/* more spans apart than are kept, then the gaps between them */
+	for (i = 0; i < 16; i++) {
+		apart[i] = 2 * i;
+		apart[16 + i] = 2 * i + 1;
+	}
+	ck_assert(pieces_use_up(32, apart, 32));
+}
+END_TEST
+
+/*
  * Read-ahead never evicts an extent not used up: with the cache full of
  * extents read ahead, the next is held back and nothing is evicted; once
  * the oldest is used up, read-ahead takes its room.
@@ -940,6 +1009,7 @@ static Suite *fragments_suite(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_want);
 	tcase_add_test(tc, test_used_up_first);
+	tcase_add_test(tc, test_used_up_whole);
 	tcase_add_test(tc, test_held_back);
 	tcase_add_test(tc, test_mapping_reused);
 	tcase_add_test(tc, test_budget_per_thread);
