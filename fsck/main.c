@@ -29,6 +29,7 @@
 #include "list.h"
 #include "manifest.h"
 #include "options.h"
+#include "packed_rest.h"
 #include "outfile.h"
 #include "progress.h"
 #include "report.h"
@@ -384,7 +385,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 		ret = walk_tree(ctx, rep, wo, &visitor, &stats);
 	err = checker_finish(ck);
 	if (!ret && !err && !ck->stopped)
-		ret = check_packed_rest(ck);
+		ret = packed_rest_check(ck);
 	complete = !(ret || err || ck->stopped || rep->fatal || interrupted());
 	if (outputs_finish(ck->outs, rep, complete) != FSCK_OK && !ret)
 		ret = -EIO;

@@ -41,6 +41,13 @@
 # KiB, where files held wait for room when their turn comes (-d7 "held
 # files waiting for an output's room: N"), read ahead for as they wait.
 #
+# And a selection (--include=bigdir), whose files leave most packed extents
+# unread: those are decoded after the walk as tasks (-d7 "packed extents
+# no file read, decoded after the walk: N", N > 0), every packed byte once
+# at -j1 and -j2 (--json), and -j2 and -j8 report what -j1 reports, in the
+# same order, on the damaged images too, whose problems lie in extents no
+# selected file reads.
+#
 # And the first file held: -j2 reads ahead for it as the walker meets it,
 # so that the workers decode the packed inode's first extents while the
 # walker fills the first batch (-d7 "read-ahead tasks queued while the
@@ -275,6 +282,52 @@ first_held()
 	fi
 }
 
+# selected_rest NAME PATH: the packed extents a selection leaves unread
+selected_rest()
+{
+	local name=$1 img=$2 j rc n counts=
+	for j in 1 2 8; do
+		run_fsck "$scratch/r.out" "$scratch/r$j.err" -j$j --extract \
+			--include=bigdir "$img"
+		echo "$?" >"$scratch/r$j.rc"
+	done
+	for j in 2 8; do
+		if ! cmp -s "$scratch/r1.rc" "$scratch/r$j.rc" ||
+			! cmp -s "$scratch/r1.err" "$scratch/r$j.err" ||
+			has_sanitizer_report "$scratch/r$j.err"; then
+			diff "$scratch/r1.err" "$scratch/r$j.err" |
+				show /dev/stdin
+			tap_not_ok "$name, --include=bigdir: -j$j reports otherwise than -j1" \
+				"$scratch/r$j.err"
+			return
+		fi
+	done
+	rc=$(cat "$scratch/r1.rc")
+	for j in 1 2; do
+		run_fsck "$scratch/r.json" "$scratch/r.err" -d7 -j$j --json \
+			--extract --include=bigdir "$img"
+		counts+=" $("$PYTHON3" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["packed_decoded_bytes"], d["packed_encoded_bytes"])' \
+			"$scratch/r.json" 2>>"$scratch/r.err")"
+	done
+	n=$(sed -n 's/.*packed extents no file read, decoded after the walk: \([0-9]*\) .*/\1/p' \
+		"$scratch/r.err")
+	set -- $counts
+	if ! [ "${n:-0}" -gt 0 ]; then
+		tap_not_ok "$name, --include=bigdir: -j2 decoded '${n}' extents after the walk" \
+			"$scratch/r.err"
+	elif [ "$rc" = 0 ] && ! { [ $# = 4 ] && [ "$1" = "$2" ] &&
+		[ "$3" = "$4" ] && [ "$1" = "$3" ]; }; then
+		tap_not_ok "$name, --include=bigdir: decoded/encoded -j1, -j2 '$counts'" \
+			"$scratch/r.err"
+	else
+		tap_ok "$name, --include=bigdir: $n packed extents decoded" \
+			"after the walk at -j2; -j2 and -j8 report as -j1" \
+			"(exit $rc)"
+	fi
+}
+
 # tar_window NAME PATH: held files take room in --tar's window once queued
 tar_window()
 {
@@ -332,7 +385,7 @@ tar_window()
 set -- $images
 count=$#
 set -- $damaged
-tap_plan $((count + $# + 6))
+tap_plan $((count + 2 * $# + 7))
 for name in $images; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	check "$name" "$path"
@@ -341,6 +394,7 @@ for name in $damaged; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
 	damage "$path" "$scratch/damaged-$name" || exit 99
 	check "damaged-$name" "$scratch/damaged-$name"
+	selected_rest "damaged-$name" "$scratch/damaged-$name"
 done
 while read -r name budget; do
 	resolve "$name" || { echo "Bail out! cannot unpack $name"; exit 0; }
@@ -355,3 +409,4 @@ resolve lz4hc-all-fragments.erofs || { echo "Bail out! cannot unpack"; exit 0; }
 cut_fragments lz4hc-all-fragments.erofs "$path"
 tar_window lz4hc-all-fragments.erofs "$path"
 first_held lz4hc-all-fragments.erofs "$path"
+selected_rest lz4hc-all-fragments.erofs "$path"

@@ -5,7 +5,9 @@
 # ordered window of hashed files (--manifest) and of the archive (--tar,
 # when built with libarchive) and the commit by the last piece run
 # concurrently; --compare=DIR against an extracted tree, the same and
-# changed; also on damaged copies, where pieces and packed extents fail.
+# changed; a selection, whose packed extents no file read are decoded
+# after the walk; also on damaged copies, where pieces and packed extents
+# fail.
 # Not a "make check" test: "make tsan-check" runs it. Prints TAP; exits
 # non-zero on any report.
 set -u
@@ -46,6 +48,8 @@ for name in lz4hc-fragments zstd-c64k-fragments deflate-48bit-c32k \
 	[ -z "$tar" ] || run 0 --tar="$tmp/a.tar" "$images/$name.erofs"
 done
 EROFS_FSCK_READAHEAD=1 run 0 --extract "$images/lz4hc-all-fragments.erofs"
+# a selection: the packed extents no file read are decoded after the walk
+run 0 --extract --include=bigdir "$images/lz4hc-all-fragments.erofs"
 # --compare=DIR: the workers read the files on disk beside the image's,
 # against the tree itself and against it with one file grown by a byte
 "$fsck" --extract="$tmp/tree" "$images/lz4hc-fragments.erofs" \
@@ -66,6 +70,8 @@ PY
 	run 4 --extract="$tmp/x" "$tmp/bad.erofs"
 	run 4 --manifest "$tmp/bad.erofs"
 	[ -z "$tar" ] || run 4 --tar="$tmp/a.tar" --sparse "$tmp/bad.erofs"
+	[ "$name" = lz4hc-default ] ||
+		run 4 --extract --include=bigdir "$tmp/bad.erofs"
 done
 tap_plan
 exit $((tap_failed > 0))

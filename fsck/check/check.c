@@ -639,24 +639,40 @@ static void packed_report_stats(struct checker *ck, uint64_t encoded,
 		(unsigned long long)st.uncached);
 }
 
-/*
- * The packed inode's extents that no file read, decoded after the walk;
- * *encoded and *rest count the bytes of its encoded extents and of those
- * decoded here.
- */
-static enum fsck_result packed_rest(struct checker *ck,
-				    const struct fsck_loc *loc,
-				    uint64_t *encoded, uint64_t *rest)
+static void packed_loc(struct fsck_loc *loc, const struct erofs_inode *packed)
+{
+	*loc = (struct fsck_loc){
+		.label = "packed inode",
+		.nid = packed->nid,
+		.offset = inode_offset(packed),
+	};
+}
+
+enum fsck_result check_packed_extent(struct fsck_worker *w,
+				     const struct erofs_map *map)
+{
+	const struct erofs_inode *packed = &w->ck->ctx->img->packed;
+	struct data_sum ds = { 0 };
+	struct fsck_loc loc;
+
+	packed_loc(&loc, packed);
+	return check_read_extent(w, packed, map, 0, map->llen, &ds, &loc);
+}
+
+enum fsck_result check_packed_rest(struct checker *ck, struct packed_rest *pr)
 {
 	const struct erofs_inode *packed = &ck->ctx->img->packed;
 	struct fsck_worker *w = &ck->walker;
-	struct data_sum ds = { 0 };
 	enum fsck_result ret = FSCK_OK;
 	struct erofs_map map;
+	struct fsck_loc loc;
 	uint64_t pos;
 	int err;
 
-	for (pos = 0; pos < packed->size && ret == FSCK_OK;
+	if (!packed_deferred(ck))
+		return FSCK_OK;
+	packed_loc(&loc, packed);
+	for (pos = 0; pos < packed->size && fsck_result_goes_on(ret);
 	     pos = map.la + map.llen) {
 		if (interrupted())
 			return FSCK_STOP;
@@ -667,35 +683,36 @@ static enum fsck_result packed_rest(struct checker *ck,
 			return FSCK_OK;
 		}
 		if (err < 0)
-			return check_lib_error(w, loc, err);
+			return check_lib_error(w, &loc, err);
 		if (map.la + map.llen <= pos)
 			return FSCK_OK;
 		if (erofs_extent_encoded(&map))
-			*encoded += map.llen;
+			pr->encoded += map.llen;
 		if (erofs_frag_decoded(ck->ctx->img, &map))
 			continue;
-		ret = check_read_extent(w, packed, &map, 0, map.llen, &ds, loc);
+		ret = pr->each(pr->arg, &map);
+		pr->extents++;
 		if (erofs_extent_encoded(&map))
-			*rest += map.llen;
+			pr->rest += map.llen;
 	}
 	return ret;
 }
 
-int check_packed_rest(struct checker *ck)
+int check_packed_report(struct checker *ck, const struct packed_rest *pr,
+			enum fsck_result ret)
 {
-	const struct erofs_inode *packed = &ck->ctx->img->packed;
-	struct fsck_loc loc = {
-		.label = "packed inode",
-		.nid = packed->nid,
-		.offset = inode_offset(packed),
-	};
-	uint64_t encoded = 0, rest = 0;
-	enum fsck_result ret;
+	struct fsck_loc loc;
 
 	if (!packed_deferred(ck))
 		return 0;
-	ret = packed_rest(ck, &loc, &encoded, &rest);
-	packed_report_stats(ck, encoded, rest);
+	packed_report_stats(ck, pr->encoded, pr->rest);
+	if (pr->extents)
+		report_msg(
+			ck->rep, FSCK_LVL_DEBUG,
+			"packed extents no file read, decoded after the walk: %llu (%llu bytes)",
+			(unsigned long long)pr->extents,
+			(unsigned long long)pr->rest);
+	packed_loc(&loc, &ck->ctx->img->packed);
 	if (ret == FSCK_NOMEM && !ck->rep->fatal)
 		report_nomem(ck->rep, &loc);
 	return check_errno(ret);

@@ -36,6 +36,7 @@
 #include "walk.h"
 
 struct erofs_inode;
+struct erofs_map;
 struct erofs_pool;
 struct checker;
 struct readahead;
@@ -123,12 +124,29 @@ void checker_worker_fini(void *priv, void *worker);
  * extents, and when data is decoded their decoded content. Returns 0 or a
  * negative errno when the check cannot go on. With a fragment cache the
  * packed inode is only mapped here: its extents are decoded as files
- * read them, and check_packed_rest() decodes the others after the walk.
+ * read them, and check_packed_rest() hands out the others after the walk.
  */
 int check_special_inodes(struct checker *ck);
 
-/* After the walk: decode the packed extents that no file's read decoded. */
-int check_packed_rest(struct checker *ck);
+/*
+ * After the walk, the packed extents that no file's read decoded (those
+ * of files a selection left out, or that failed) are decoded too:
+ * check_packed_rest() hands each to each(arg, map), in order, which
+ * decodes it with check_packed_extent(), at once or on a worker, and
+ * counts the bytes; once every one handed on is done,
+ * check_packed_report() reports the counts and what stopped the run.
+ */
+struct packed_rest {
+	enum fsck_result (*each)(void *arg, const struct erofs_map *map);
+	void *arg;
+	uint64_t encoded; /* bytes of the packed inode's encoded extents */
+	uint64_t rest; /* those of them handed to each */
+	uint64_t extents; /* extents handed to each */
+};
+
+enum fsck_result check_packed_rest(struct checker *ck, struct packed_rest *pr);
+int check_packed_report(struct checker *ck, const struct packed_rest *pr,
+			enum fsck_result ret);
 
 /*
  * -p: count the blocks of the further names of hard-linked files, once

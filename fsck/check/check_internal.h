@@ -127,6 +127,10 @@ enum fsck_result check_file(struct fsck_worker *w,
 			    const struct erofs_inode *inode,
 			    const struct fsck_loc *loc, struct data_sum *ds);
 
+/* An extent of the packed inode, decoded (check_packed_rest()). */
+enum fsck_result check_packed_extent(struct fsck_worker *w,
+				     const struct erofs_map *map);
+
 /* A directory's or a symlink's data, on the walker (target: w->buf). */
 enum fsck_result check_inline_data(struct checker *ck,
 				   const struct erofs_inode *inode,

@@ -116,6 +116,14 @@ bool task_throttle(void *arg)
 	return true;
 }
 
+void task_wait_room(struct checker *ck)
+{
+	while (ck->rep->q_tasks >=
+		       (ck->held ? TASK_HOLD_MAX : TASK_MAX_PENDING) &&
+	       task_throttle(ck))
+		;
+}
+
 static struct file_task *file_task_new(struct checker *ck,
 				       const struct walk_entry *e)
 {
@@ -436,10 +444,7 @@ enum fsck_result task_submit_file(struct checker *ck,
 		file_task_complete(t);
 		return ret;
 	}
-	while (ck->rep->q_tasks >=
-		       (ck->held ? TASK_HOLD_MAX : TASK_MAX_PENDING) &&
-	       task_throttle(ck))
-		;
+	task_wait_room(ck);
 	report_task_init(ck->rep, &t->rep, &t->slot, file_task_complete, t);
 	t->split = s;
 	if (file_task_holds(ck, t))

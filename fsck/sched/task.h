@@ -50,4 +50,11 @@ void task_flush(void *arg);
  */
 bool task_throttle(void *arg);
 
+/*
+ * Before a task's report slot is queued: wait until fewer tasks than
+ * allowed are pending, which bounds the memory of those done and not
+ * printed yet.
+ */
+void task_wait_room(struct checker *ck);
+
 #endif

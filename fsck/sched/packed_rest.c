@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#include <stdlib.h>
+
+#include "check_internal.h"
+#include "cost.h"
+#include "erofs/data.h"
+#include "erofs/pool.h"
+#include "interrupt.h"
+#include "packed_rest.h"
+#include "task.h"
+
+struct rest_task {
+	struct checker *ck;
+	struct erofs_map map;
+	bool started;
+	struct report rep;
+	struct report_slot slot;
+};
+
+static int rest_task_run(void *worker, void *arg)
+{
+	struct fsck_worker *w = worker;
+	struct rest_task *t = arg;
+	struct checker *ck = t->ck;
+	enum fsck_result ret = FSCK_OK;
+
+	t->started = true;
+	if (!erofs_pool_stopped(ck->pool) && !interrupted()) {
+		w->rep = &t->rep;
+		ret = check_packed_extent(w, &t->map);
+		w->rep = NULL;
+	}
+	/* the walker may free t from here on */
+	report_task_done(ck->rep, &t->rep);
+	return check_errno(ret);
+}
+
+static void rest_task_complete(void *arg)
+{
+	free(arg);
+}
+
+static enum fsck_result rest_queue(void *arg, const struct erofs_map *map)
+{
+	struct checker *ck = arg;
+	struct rest_task *t;
+	int ret;
+
+	task_wait_room(ck);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return FSCK_NOMEM;
+	t->ck = ck;
+	t->map = *map;
+	report_task_init(ck->rep, &t->rep, &t->slot, rest_task_complete, t);
+	ret = erofs_pool_submit(ck->pool, rest_task_run, t,
+				cost_extent(map, map->llen));
+	/* refused, it is done as skipped: its slot prints nothing */
+	if (ret && !t->started)
+		report_task_done(ck->rep, &t->rep);
+	return fsck_result_of(ret);
+}
+
+int packed_rest_check(struct checker *ck)
+{
+	struct packed_rest pr = { .each = rest_queue, .arg = ck };
+	enum fsck_result ret = check_packed_rest(ck, &pr);
+	int err;
+
+	task_flush(ck);
+	err = erofs_pool_wait(ck->pool);
+	report_drain(ck->rep);
+	if (err && fsck_result_goes_on(ret))
+		ret = fsck_result_of(err);
+	return check_packed_report(ck, &pr, ret);
+}
