@@ -12,7 +12,7 @@ here=$(cd -- "$(dirname -- "$0")" && pwd)
 top=$(dirname -- "$here")
 median_of=$here/median-of
 
-MODES_ALL="extract-dir extract check manifest digest tar"
+MODES_ALL="extract-dir extract check manifest digest tar select"
 UUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
 EPOCH=1700000000
 
@@ -22,7 +22,7 @@ usage: $0 [OPTIONS] [IMAGE...]
 
 Options (environment variable in brackets):
   --only=MODES       modes to time, from: extract-dir,extract,check,
-                     manifest,digest,tar [ONLY]
+                     manifest,digest,tar,select [ONLY]
   --layouts          also the live-media, fragments+dedupe and full-scale
                      seed images, made with MKFS [LAYOUTS=1], and the
                      live-media image of a Debian root filesystem: ROOTFS
@@ -41,6 +41,7 @@ Environment: FSCK (default \$top/fsck/fsck.erofs), REF (Debian's fsck.erofs),
 MKFS (a newer mkfs.erofs for lzma, deflate and zstd images), DEBMKFS
 (Debian's mkfs.erofs), WORK (default /dev/shm/erofs-bench), TREE_MIB
 (default 300), FS_MIB (size of the extraction filesystem, default 4096),
+SELECT (the --include pattern of mode select, default usr/share),
 SHARED (directory of default images, default \$top/../shared/bench).
 
 Without IMAGE arguments the codec-*.erofs images of SHARED are used.
@@ -116,6 +117,7 @@ set_defaults() {
 	RUNS=${RUNS:-5}
 	WORK=${WORK:-/dev/shm/erofs-bench}
 	TREE_MIB=${TREE_MIB:-300}
+	SELECT=${SELECT:-usr/share}
 	FS_MIB=${FS_MIB:-4096}
 	IMAGES_ONLY=${IMAGES_ONLY:-0}
 	NO_REF=${NO_REF:-0}
@@ -474,6 +476,7 @@ mode_args() {
 	manifest) margs=(--manifest) ;;
 	digest) margs=(--xattr-inode-digest) ;;
 	tar) margs=(--tar=/dev/null) ;;
+	select) margs=(--extract "--include=$SELECT") ;;
 	esac
 }
 
@@ -484,7 +487,7 @@ ref_args() {
 	mode_args "$1"
 	rargs=("${margs[@]}")
 	case $1 in
-	manifest | digest | tar) rargs=(); return 1 ;;
+	manifest | digest | tar | select) rargs=(); return 1 ;;
 	esac
 	[ "$REF_PATH" = 1 ] && rargs+=(--path=/)
 	return 0
