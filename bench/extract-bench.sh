@@ -575,6 +575,34 @@ bench_image() {
 	done
 }
 
+# How fast each CPU runs the same work (sha256sum of 256 MiB from tmpfs,
+# pinned to it), and so the most j1/jN a perfectly parallel run can show
+# here: a virtual machine's CPUs need not be alike (seen here: one took
+# 1.95 s, the other 3.10 s, which caps j1/j2 near 1.63), and -j1 runs on
+# whichever the kernel picks.
+cpu_speeds() {
+	local f=$WORK/cpu-speed.bin cpu c t line='' fastest='' sum=0
+	command -v taskset >/dev/null || return 0
+	head -c 268435456 /dev/zero >"$f" || return 0
+	for cpu in $(taskset -cp $$ | sed 's/.*: //' | tr ',' ' '); do
+		case $cpu in
+		*-*) cpu=$(seq "${cpu%-*}" "${cpu#*-}") ;;
+		esac
+		for c in $cpu; do
+			t=$( { TIMEFORMAT=%R; time taskset -c "$c" sha256sum \
+				"$f" >/dev/null; } 2>&1)
+			line+=" cpu$c ${t} s"
+			sum=$(awk -v s="$sum" -v t="$t" 'BEGIN { print s + 1 / t }')
+			fastest=$(awk -v f="${fastest:-$t}" -v t="$t" \
+				'BEGIN { print (t < f) ? t : f }')
+		done
+	done
+	rm -f "$f"
+	note "CPU speeds (sha256sum of 256 MiB on each):$line; a" \
+	     "perfectly parallel run's j1/jN at most" \
+	     "$(awk -v s="$sum" -v f="$fastest" 'BEGIN { printf "%.2f", s * f }')"
+}
+
 print_header() {
 	local img
 	note "extract-bench $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n):" \
@@ -596,6 +624,7 @@ print_header() {
 	     "median s: median wall time; CPU s: median user + system time;" \
 	     "RSS: peak resident set of the runs;"
 	note "j1/jN: our -j1 time over this row's; ref/ours: reference time over ours (> 1: ours is faster)"
+	cpu_speeds
 	echo
 	# shellcheck disable=SC2059
 	printf "$ROWFMT" image codec pclu mode threads "median s" "CPU s" "RSS MiB" \
@@ -623,6 +652,8 @@ main() {
 		bench_image "$img"
 	done
 	echo
+	# the host may have changed meanwhile
+	cpu_speeds
 	note "results also in $RESULTS"
 	for log in "${failures[@]}"; do
 		note "failed run: $(head -n1 "$log" 2>/dev/null) (see $log)"
