@@ -577,9 +577,9 @@ bench_image() {
 
 # How fast each CPU runs the same work (sha256sum of 256 MiB from tmpfs,
 # pinned to it), and so the most j1/jN a perfectly parallel run can show
-# here: a virtual machine's CPUs need not be alike (seen here: one took
-# 1.95 s, the other 3.10 s, which caps j1/j2 near 1.63), and -j1 runs on
-# whichever the kernel picks.
+# here: a virtual machine's CPUs need not be alike (seen here: 1.0-1.1 s
+# on one, 0.62-0.65 s on the other, which caps j1/j2 near 1.6), and -j1
+# runs on whichever the kernel picks.
 cpu_speeds() {
 	local f=$WORK/cpu-speed.bin cpu c t line='' fastest='' sum=0
 	command -v taskset >/dev/null || return 0
