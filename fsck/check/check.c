@@ -567,6 +567,17 @@ static bool packed_deferred(const struct checker *ck)
 	return ck->decode && ck->ctx->img->frag_cache;
 }
 
+/* Where a problem of an inode no directory lists is reported. */
+static void special_loc(struct fsck_loc *loc, const struct erofs_inode *inode,
+			const char *label)
+{
+	*loc = (struct fsck_loc){
+		.label = label,
+		.nid = inode->nid,
+		.offset = inode_offset(inode),
+	};
+}
+
 static enum fsck_result check_special(struct checker *ck,
 				      const struct erofs_inode *inode,
 				      const char *label, bool count,
@@ -574,13 +585,10 @@ static enum fsck_result check_special(struct checker *ck,
 {
 	struct fsck_worker *w = &ck->walker;
 	struct data_sum ds = { 0 };
-	struct fsck_loc loc = {
-		.label = label,
-		.nid = inode->nid,
-		.offset = inode_offset(inode),
-	};
+	struct fsck_loc loc;
 	enum fsck_result ret;
 
+	special_loc(&loc, inode, label);
 	report_msg(ck->rep, FSCK_LVL_DEBUG, "%s: nid %llu, size %llu", label,
 		   (unsigned long long)inode->nid,
 		   (unsigned long long)inode->size);
@@ -639,15 +647,6 @@ static void packed_report_stats(struct checker *ck, uint64_t encoded,
 		(unsigned long long)st.uncached);
 }
 
-static void packed_loc(struct fsck_loc *loc, const struct erofs_inode *packed)
-{
-	*loc = (struct fsck_loc){
-		.label = "packed inode",
-		.nid = packed->nid,
-		.offset = inode_offset(packed),
-	};
-}
-
 enum fsck_result check_packed_extent(struct fsck_worker *w,
 				     const struct erofs_map *map)
 {
@@ -655,7 +654,7 @@ enum fsck_result check_packed_extent(struct fsck_worker *w,
 	struct data_sum ds = { 0 };
 	struct fsck_loc loc;
 
-	packed_loc(&loc, packed);
+	special_loc(&loc, packed, "packed inode");
 	return check_read_extent(w, packed, map, 0, map->llen, &ds, &loc);
 }
 
@@ -671,7 +670,7 @@ enum fsck_result check_packed_rest(struct checker *ck, struct packed_rest *pr)
 
 	if (!packed_deferred(ck))
 		return FSCK_OK;
-	packed_loc(&loc, packed);
+	special_loc(&loc, packed, "packed inode");
 	for (pos = 0; pos < packed->size && fsck_result_goes_on(ret);
 	     pos = map.la + map.llen) {
 		if (interrupted())
@@ -712,7 +711,7 @@ int check_packed_report(struct checker *ck, const struct packed_rest *pr,
 			"packed extents no file read, decoded after the walk: %llu (%llu bytes)",
 			(unsigned long long)pr->extents,
 			(unsigned long long)pr->rest);
-	packed_loc(&loc, &ck->ctx->img->packed);
+	special_loc(&loc, &ck->ctx->img->packed, "packed inode");
 	if (ret == FSCK_NOMEM && !ck->rep->fatal)
 		report_nomem(ck->rep, &loc);
 	return check_errno(ret);
