@@ -3,8 +3,9 @@
 #
 # extract-bench.sh [OPTIONS] [IMAGE...]: time fsck.erofs extraction and
 # checking on images of a tree built from this machine's files and on the
-# images given, against a reference fsck.erofs. Prints figures and ratios;
-# it never passes or fails. See bench/README.md.
+# images given, against a reference fsck.erofs and, with --before, an
+# earlier build of ours. Prints figures and ratios; it never passes or
+# fails. See bench/README.md.
 set -uo pipefail
 export LC_ALL=C
 
@@ -34,6 +35,8 @@ Options (environment variable in brackets):
   --runs=N           timed runs per row (default 5) [RUNS]
   --images-only      do not build the tree or its images [IMAGES_ONLY=1]
   --no-ref           do not time the reference tool [NO_REF=1]
+  --before=PATH      an earlier build of ours, timed at every -j beside
+                     this one, run for run [BEFORE]
   --fs=TYPE          extraction target: tmpfs, ext4 or dir [FS]
   -h, --help         this text
 
@@ -101,6 +104,7 @@ parse_args() {
 		--images-only) IMAGES_ONLY=1 ;;
 		--layouts) LAYOUTS=1 ;;
 		--no-ref) NO_REF=1 ;;
+		--before=*) BEFORE=${arg#*=} ;;
 		--fs=*) FS=${arg#*=} ;;
 		-h | --help) usage 0 ;;
 		-*) usage ;;
@@ -112,6 +116,7 @@ parse_args() {
 set_defaults() {
 	FSCK=$(abspath "${FSCK:-$top/fsck/fsck.erofs}")
 	REF=${REF:-$(debian_tool fsck.erofs)}
+	BEFORE=${BEFORE:+$(abspath "$BEFORE")}
 	DEBMKFS=${DEBMKFS:-$(debian_tool mkfs.erofs)}
 	MKFS=${MKFS:-}
 	RUNS=${RUNS:-5}
@@ -149,6 +154,7 @@ check_args() {
 		die "FS=$FS needs root; use FS=dir"
 	fi
 	[ -x "$FSCK" ] || die "no fsck.erofs at $FSCK: build it or set FSCK=path"
+	[ -z "$BEFORE" ] || [ -x "$BEFORE" ] || die "--before: no program at $BEFORE"
 	threads=$(thread_list "$THREADS")
 	[ -n "$threads" ] || die "no thread count in '$THREADS'"
 }
@@ -174,6 +180,8 @@ probe_jobs() {
 	else
 		JOBS=1
 	fi
+	[ -z "$BEFORE" ] || [ "$JOBS" = 1 ] ||
+		die "--before needs a build of ours that takes -j"
 }
 
 tool_version() {
@@ -410,8 +418,8 @@ collect_images() {
 
 TARGET=
 
-# The runs of a row so far, by config ("ref", or the -j count; "-" where
-# the tool takes no -j): wall seconds, CPU seconds (user + system) and the
+# The runs of a row so far, by config ("ref"; the -j count; "-" where the
+# tool takes no -j; "b" and the -j count for the build before): wall seconds, CPU seconds (user + system) and the
 # largest peak RSS (KiB); r_status is "ok" or "fail(RC)", and a failed
 # config runs no more.
 declare -A r_secs r_cpu r_kib r_status
@@ -458,7 +466,7 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
 
-ROWFMT="%-18s %-8s %-5s %-11s %-7s %9s %6s %8s %7s %8s\n"
+ROWFMT="%-18s %-8s %-5s %-11s %-7s %9s %6s %8s %7s %8s %8s\n"
 
 row() {
 	# shellcheck disable=SC2059
@@ -497,6 +505,8 @@ ref_args() {
 config_cmd() {
 	if [ "$1" = ref ]; then
 		cmd=("$REF" "${rargs[@]}")
+	elif [ "${1#b}" != "$1" ]; then
+		cmd=("$BEFORE" "-j${1#b}" "${margs[@]}")
 	elif [ "$1" = - ]; then
 		cmd=("$FSCK" "${margs[@]}")
 	else
@@ -506,7 +516,11 @@ config_cmd() {
 
 config_log() {
 	local c=$1
-	[ "$c" = ref ] || c=j${c/-/none}
+	case $c in
+	ref) ;;
+	b*) c=before-j${c#b} ;;
+	*) c=j${c/-/none} ;;
+	esac
 	echo "$WORK/logs/$name-$mode-$c.err"
 }
 
@@ -514,8 +528,9 @@ config_log() {
 # machine whose speed drifts over minutes slows every config alike and
 # the ratios of one row to another stay side by side.
 bench_mode() {
-	local c i log ref_median="" j1_median=""
+	local c i log j1 ref_median=""
 	local -a cmd
+	local -A med
 	r_secs=() r_cpu=() r_kib=() r_status=()
 	for ((i = 0; i < RUNS; i++)); do
 		for c in "${configs[@]}"; do
@@ -529,30 +544,34 @@ bench_mode() {
 		log=$(config_log "$c")
 		if [ -n "${r_status[$c]:-}" ]; then
 			row "$name" "$codec" "$pc" "$mode" "$c" \
-			    "${r_status[$c]}" n/a n/a - n/a
+			    "${r_status[$c]}" n/a n/a - n/a -
 			failures+=("$log")
 			continue
 		fi
 		rm -f "$log"
 		run_summary "$c"
+		med[$c]=$m_median
 		if [ "$c" = ref ]; then
 			ref_median=$m_median
 			row "$name" "$codec" "$pc" "$mode" ref "$m_median" \
-			    "$m_cpu" "$m_rss" - -
+			    "$m_cpu" "$m_rss" - - -
 			continue
 		fi
-		[ "$c" = 1 ] && j1_median=$m_median
+		# the same build's -j1: "1", or "b1" for the build before
+		j1=${c%%[0-9]*}1
 		row "$name" "$codec" "$pc" "$mode" "$c" "$m_median" "$m_cpu" \
 		    "$m_rss" \
-		    "$([ -n "$j1_median" ] && [ "$c" != 1 ] &&
-		       ratio "$j1_median" "$m_median" || echo -)" \
+		    "$([ -n "${med[$j1]:-}" ] && [ "$c" != "$j1" ] &&
+		       ratio "${med[$j1]}" "$m_median" || echo -)" \
 		    "$([ -n "$ref_median" ] &&
-		       ratio "$ref_median" "$m_median" || echo n/a)"
+		       ratio "$ref_median" "$m_median" || echo n/a)" \
+		    "$([ -n "${med[b$c]:-}" ] &&
+		       ratio "${med[b$c]}" "$m_median" || echo -)"
 	done
 }
 
 bench_image() {
-	local img=$1 name codec pc mode
+	local img=$1 name codec pc mode c
 	local -a margs rargs configs
 	name=$(basename -- "$img" .erofs)
 	codec=$(image_codec "$img")
@@ -566,8 +585,10 @@ bench_image() {
 		fi
 		mode_args "$mode"
 		if [ "$JOBS" = 1 ]; then
-			# shellcheck disable=SC2206
-			configs+=($threads)
+			for c in $threads; do
+				[ -z "$BEFORE" ] || configs+=("b$c")
+				configs+=("$c")
+			done
 		else
 			configs+=(-)
 		fi
@@ -614,6 +635,8 @@ print_header() {
 	else
 		note "reference: $REF ($(tool_version "$REF")), run without -j"
 	fi
+	[ -z "$BEFORE" ] ||
+		note "before: $BEFORE ($(tool_version "$BEFORE")), threads b1, b2, ..."
 	note "runs per row: $RUNS; modes: $ONLY; threads:" \
 	     "$([ "$JOBS" = 1 ] && echo "$threads" || echo "none (no -j)")"
 	for img in "${image_list[@]}"; do
@@ -623,12 +646,14 @@ print_header() {
 	note "each mode's configs run in turn, round after round;" \
 	     "median s: median wall time; CPU s: median user + system time;" \
 	     "RSS: peak resident set of the runs;"
-	note "j1/jN: our -j1 time over this row's; ref/ours: reference time over ours (> 1: ours is faster)"
+	note "j1/jN: the same build's -j1 time over this row's; ref/ours:" \
+	     "reference time over this row's (> 1: ours is faster);" \
+	     "bef/ours: the build before's time at the same -j over ours"
 	cpu_speeds
 	echo
 	# shellcheck disable=SC2059
 	printf "$ROWFMT" image codec pclu mode threads "median s" "CPU s" "RSS MiB" \
-	       j1/jN ref/ours
+	       j1/jN ref/ours bef/ours
 }
 
 main() {
