@@ -419,9 +419,9 @@ collect_images() {
 TARGET=
 
 # The runs of a row so far, by config ("ref"; the -j count; "-" where the
-# tool takes no -j; "b" and the -j count for the build before): wall seconds, CPU seconds (user + system) and the
-# largest peak RSS (KiB); r_status is "ok" or "fail(RC)", and a failed
-# config runs no more.
+# tool takes no -j; "b" and the -j count for the build before): wall
+# seconds, CPU seconds (user + system) and the largest peak RSS (KiB);
+# r_status is "ok" or "fail(RC)", and a failed config runs no more.
 declare -A r_secs r_cpu r_kib r_status
 
 # One timed run of "$@" for config c, removing the extraction target first.
