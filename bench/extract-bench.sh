@@ -181,7 +181,7 @@ probe_jobs() {
 		JOBS=1
 	fi
 	[ -z "$BEFORE" ] || [ "$JOBS" = 1 ] ||
-		die "--before needs a build of ours that takes -j"
+		die "--before: $FSCK takes no -j, so there is no -j to compare at"
 }
 
 tool_version() {
@@ -503,15 +503,12 @@ ref_args() {
 
 # The command of config c in mode, into cmd.
 config_cmd() {
-	if [ "$1" = ref ]; then
-		cmd=("$REF" "${rargs[@]}")
-	elif [ "${1#b}" != "$1" ]; then
-		cmd=("$BEFORE" "-j${1#b}" "${margs[@]}")
-	elif [ "$1" = - ]; then
-		cmd=("$FSCK" "${margs[@]}")
-	else
-		cmd=("$FSCK" "-j$1" "${margs[@]}")
-	fi
+	case $1 in
+	ref) cmd=("$REF" "${rargs[@]}") ;;
+	b*) cmd=("$BEFORE" "-j${1#b}" "${margs[@]}") ;;
+	-) cmd=("$FSCK" "${margs[@]}") ;;
+	*) cmd=("$FSCK" "-j$1" "${margs[@]}") ;;
+	esac
 }
 
 config_log() {
@@ -528,7 +525,7 @@ config_log() {
 # machine whose speed drifts over minutes slows every config alike and
 # the ratios of one row to another stay side by side.
 bench_mode() {
-	local c i log j1 ref_median=""
+	local c i log j1
 	local -a cmd
 	local -A med
 	r_secs=() r_cpu=() r_kib=() r_status=()
@@ -552,7 +549,6 @@ bench_mode() {
 		run_summary "$c"
 		med[$c]=$m_median
 		if [ "$c" = ref ]; then
-			ref_median=$m_median
 			row "$name" "$codec" "$pc" "$mode" ref "$m_median" \
 			    "$m_cpu" "$m_rss" - - -
 			continue
@@ -563,8 +559,8 @@ bench_mode() {
 		    "$m_rss" \
 		    "$([ -n "${med[$j1]:-}" ] && [ "$c" != "$j1" ] &&
 		       ratio "${med[$j1]}" "$m_median" || echo -)" \
-		    "$([ -n "$ref_median" ] &&
-		       ratio "$ref_median" "$m_median" || echo n/a)" \
+		    "$([ -n "${med[ref]:-}" ] &&
+		       ratio "${med[ref]}" "$m_median" || echo n/a)" \
 		    "$([ -n "${med[b$c]:-}" ] &&
 		       ratio "${med[b$c]}" "$m_median" || echo -)"
 	done

@@ -567,6 +567,9 @@ static bool packed_deferred(const struct checker *ck)
 	return ck->decode && ck->ctx->img->frag_cache;
 }
 
+/* The packed inode's name in reports, wherever its problems are found. */
+static const char packed_label[] = "packed inode";
+
 /* Where a problem of an inode no directory lists is reported. */
 static void special_loc(struct fsck_loc *loc, const struct erofs_inode *inode,
 			const char *label)
@@ -608,7 +611,7 @@ int check_special_inodes(struct checker *ck)
 	enum fsck_result ret = FSCK_OK;
 
 	if (img->has_packed)
-		ret = check_special(ck, &img->packed, "packed inode", true,
+		ret = check_special(ck, &img->packed, packed_label, true,
 				    ck->decode && !packed_deferred(ck));
 	if (fsck_result_goes_on(ret) && img->has_metabox)
 		ret = check_special(ck, &img->metabox, "metabox inode", false,
@@ -654,7 +657,7 @@ enum fsck_result check_packed_extent(struct fsck_worker *w,
 	struct data_sum ds = { 0 };
 	struct fsck_loc loc;
 
-	special_loc(&loc, packed, "packed inode");
+	special_loc(&loc, packed, packed_label);
 	return check_read_extent(w, packed, map, 0, map->llen, &ds, &loc);
 }
 
@@ -670,7 +673,7 @@ enum fsck_result check_packed_rest(struct checker *ck, struct packed_rest *pr)
 
 	if (!packed_deferred(ck))
 		return FSCK_OK;
-	special_loc(&loc, packed, "packed inode");
+	special_loc(&loc, packed, packed_label);
 	for (pos = 0; pos < packed->size && fsck_result_goes_on(ret);
 	     pos = map.la + map.llen) {
 		if (interrupted())
@@ -711,7 +714,7 @@ int check_packed_report(struct checker *ck, const struct packed_rest *pr,
 			"packed extents no file read, decoded after the walk: %llu (%llu bytes)",
 			(unsigned long long)pr->extents,
 			(unsigned long long)pr->rest);
-	special_loc(&loc, &ck->ctx->img->packed, "packed inode");
+	special_loc(&loc, &ck->ctx->img->packed, packed_label);
 	if (ret == FSCK_NOMEM && !ck->rep->fatal)
 		report_nomem(ck->rep, &loc);
 	return check_errno(ret);
