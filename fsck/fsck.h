@@ -26,7 +26,9 @@ struct fsck_cfg {
 	bool sparse;  /* --sparse */
 	const char *tar;		/* --tar=FILE, "-": standard output */
 	const char *format;		/* --format, for --tar */
+	const char *tar_options;	/* --options, for --tar */
 	const char *compare;		/* --compare=DIR */
+	int64_t modify_window;		/* --modify-window, -1 if not given */
 	int preserve_owner;		/* -1: as root only */
 	int preserve_perms;		/* -1: as root only */
 	bool xattrs;			/* --xattrs */

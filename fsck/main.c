@@ -23,6 +23,7 @@
 #include "erofs/pool.h"
 #include "extract.h"
 #include "fsck.h"
+#include "inputs.h"
 #include "interrupt.h"
 #include "json.h"
 #include "knobs.h"
@@ -34,6 +35,7 @@
 #include "progress.h"
 #include "report.h"
 #include "select.h"
+#include "stdout_check.h"
 #include "strbuf.h"
 #include "tar.h"
 #include "visit.h"
@@ -102,6 +104,25 @@ lib_error:
 	return ret;
 }
 
+/*
+ * Does --nid name a slot past the end of the image (of the metabox, with
+ * its bit)? That is no place in the image, but a number mistyped.
+ */
+static bool nid_past_end(const struct erofs_image *img, uint64_t nid)
+{
+	uint64_t slot = nid & ~EROFS_NID_METABOX_BIT;
+	uint64_t base = img->meta_blkaddr << img->blkszbits;
+	uint64_t end = img->devs[0].size;
+
+	if (nid & EROFS_NID_METABOX_BIT) {
+		if (!img->has_metabox)
+			return true;
+		base = 0;
+		end = img->metabox.size;
+	}
+	return slot >= (end - (base < end ? base : end)) >> EROFS_ISLOTBITS;
+}
+
 static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 			const struct fsck_cfg *cfg, struct walk_opts *wo,
 			char **base)
@@ -115,6 +136,11 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 	wo->base = "";
 	*base = NULL;
 	if (cfg->has_nid) {
+		if (nid_past_end(ctx->img, cfg->nid)) {
+			report_usage(rep, "--nid=%llu: past the end of the inode area of %s",
+				     (unsigned long long)cfg->nid, rep->image);
+			return -EINVAL;
+		}
 		wo->start_nid = cfg->nid;
 		if (cfg->nid != root)
 			wo->start_parent = EROFS_NO_NID;
@@ -135,16 +161,19 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 	return 0;
 }
 
+/* entries: as --json counts them (the start included, or those selected) */
 static void print_summary(const struct checker *ck, struct report *rep,
-			  const struct walk_stats *st)
+			  const struct walk_stats *st, uint64_t entries)
 {
 	double ratio = 0;
 
-	report_msg(rep, FSCK_LVL_INFO,
-		   "%llu directories, %llu other inodes, %llu entries",
+	report_msg(rep, FSCK_LVL_INFO, "%llu %s, %llu other %s, %llu %s",
 		   (unsigned long long)st->dirs,
+		   report_noun(st->dirs, "directory", "directories"),
 		   (unsigned long long)st->others,
-		   (unsigned long long)st->entries);
+		   report_noun(st->others, "inode", "inodes"),
+		   (unsigned long long)entries,
+		   report_noun(entries, "entry", "entries"));
 	if (ck->cfg->digests)
 		report_msg(rep, FSCK_LVL_INFO, "%llu inode digests checked",
 			   (unsigned long long)ck->digests_checked);
@@ -153,7 +182,11 @@ static void print_summary(const struct checker *ck, struct report *rep,
 	if (ck->logical_blocks)
 		ratio = (double)ck->physical_blocks * 100 /
 			(double)ck->logical_blocks;
-	printf("Compression ratio: %.2f(%%)\n", ratio);
+	/* standard output belongs to the listing or the differences, if any */
+	fprintf(ck->cfg->manifest || ck->cfg->list || ck->cfg->compare ?
+			stderr :
+			stdout,
+		"Compression ratio: %.2f(%%)\n", ratio);
 }
 
 static void print_image_info(struct report *rep, const struct erofs_image *img)
@@ -212,7 +245,8 @@ static int open_compare(const struct fsck_cfg *cfg, struct report *rep,
 	struct compare_opts o = {
 		.dir = cfg->compare,
 		.xattrs = cfg->xattrs,
-		.selecting = select_active(&select_rules),
+		.rules = select_active(&select_rules) ? &select_rules : NULL,
+		.modify_window = cfg->modify_window,
 		.start_is_dir = start_is_dir(ctx, wo),
 	};
 
@@ -269,6 +303,7 @@ static int open_tar(const struct fsck_cfg *cfg, struct report *rep,
 	struct tar_opts o = {
 		.file = cfg->tar,
 		.format = cfg->format,
+		.options = cfg->tar_options,
 		.sparse = cfg->sparse,
 	};
 
@@ -396,7 +431,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 	    select_report_missing(&sel, rep, wo->base) < 0)
 		report_nomem(rep, NULL);
 	if (!ret && !err)
-		print_summary(ck, rep, &stats);
+		print_summary(ck, rep, &stats, res->entries);
 	rep->progress = NULL;
 	progress_stop(progress);
 	if (selecting)
@@ -500,7 +535,8 @@ static double seconds_since(const struct timespec *start)
 	       (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
-static void write_json(const struct fsck_cfg *cfg, struct report *rep,
+/* The JSON report; the exit status, with 8 if it could not be made. */
+static int write_json(const struct fsck_cfg *cfg, struct report *rep,
 		       const struct erofs_image *img,
 		       const struct run_result *res, double elapsed,
 		       int status)
@@ -517,8 +553,21 @@ static void write_json(const struct fsck_cfg *cfg, struct report *rep,
 		.status = status,
 	};
 
-	if (json_write(stdout, &js, rep) < 0)
-		fprintf(stderr, PROG ": cannot write the JSON report\n");
+	/* a failed write is reported at exit (stdout_check.h) */
+	if (json_write(stdout, &js, rep) != -ENOMEM)
+		return status;
+	fprintf(stderr, "%s: %s: %s\n", PROG, cfg->image,
+		"out of memory for the JSON report");
+	return status | FSCK_EXIT_OPERATIONAL;
+}
+
+/* A write to standard output that failed stops the run's verdict short. */
+static void report_stdout(struct report *rep)
+{
+	int err = stdout_check_flush();
+
+	if (err)
+		report_fatal(rep, "standard output: %s", strerror(err));
 }
 
 /* Open IMAGE out of its container (container.h). */
@@ -578,6 +627,7 @@ int main(int argc, char **argv)
 	int status, sig;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	stdout_check_init();
 	keep_freed_memory();
 	outfile_init();
 	options_parse(&cfg, &select_rules, argc, argv);
@@ -617,14 +667,16 @@ int main(int argc, char **argv)
 	if (sig)
 		report_cancelled(&rep, "interrupted by %s",
 				 interrupt_signal_name(sig));
+	report_stdout(&rep);
 	status = report_finish(&rep);
 	if (cfg.json)
-		write_json(&cfg, &rep, img, &res, seconds_since(&start),
-			   status);
+		status = write_json(&cfg, &rep, img, &res,
+				    seconds_since(&start), status);
 	erofs_image_close(img);
 	report_fini(&rep);
 	free(cfg.devices);
 	select_rules_fini(&select_rules);
+	inputs_fini();
 	interrupt_restore();
 	return status;
 }

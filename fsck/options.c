@@ -2,13 +2,16 @@
 /* fsck.erofs: the command line, into a struct fsck_cfg. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "erofs/lp.h"
 #include "fsck.h"
+#include "inputs.h"
 #include "options.h"
 #include "report.h"
 #include "select.h"
@@ -50,6 +53,8 @@ enum {
 	OPT_PARTITION,
 	OPT_SLOT,
 	OPT_LIST_PARTITIONS,
+	OPT_MODIFY_WINDOW,
+	OPT_TAR_OPTIONS,
 };
 
 static const struct option long_options[] = {
@@ -89,7 +94,9 @@ static const struct option long_options[] = {
 	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
 	{ "tar", required_argument, NULL, OPT_TAR },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "modify-window", required_argument, NULL, OPT_MODIFY_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "options", required_argument, NULL, OPT_TAR_OPTIONS },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -155,10 +162,11 @@ static const char usage_text[] =
 	"Extraction:\n"
 	"  --extract=DIR          check, and extract the tree (or the subtree\n"
 	"                         of --path or --nid) to DIR, made if missing\n"
-	"  --force                extract into a directory that has entries,\n"
-	"                         or to /\n"
-	"  --overwrite            replace entries that exist (a symlink in\n"
-	"                         the way is removed, never followed)\n"
+	"  --force                extract to /, or into a directory that has\n"
+	"                         entries (entries in the way are left alone)\n"
+	"  --overwrite            extract into DIR as it is, replacing entries\n"
+	"                         that exist (a symlink in the way is removed,\n"
+	"                         never followed)\n"
 	"  --keep-existing        resume an interrupted extraction: keep\n"
 	"                         entries that exist and are complete,\n"
 	"                         replace the others\n"
@@ -183,6 +191,8 @@ static const char usage_text[] =
 	"  --format=NAME          another libarchive format for --tar (ustar,\n"
 	"                         gnutar, cpio, newc, zip, ...); what it cannot\n"
 	"                         hold is reported\n"
+	"  --options=OPTS         libarchive's format and filter options, as\n"
+	"                         bsdtar's --options (xattrheader=ALL, ...)\n"
 	"\n"
 	"Comparison:\n"
 	"  --compare=DIR          check, and compare the tree (or the subtree\n"
@@ -190,6 +200,8 @@ static const char usage_text[] =
 	"                         owner, size, mtime, rdev, symlink target,\n"
 	"                         hard links, content (xattrs with --xattrs);\n"
 	"                         one line per difference on standard output\n"
+	"  --modify-window=N      mtimes at most N seconds apart are equal\n"
+	"                         (default: as precise as the inode holds)\n"
 	"\n"
 	"Exit status (as fsck(8), added together):\n"
 	"  0   no errors\n"
@@ -201,10 +213,15 @@ static const char usage_text[] =
 	"  16  usage or syntax error\n"
 	"  32  interrupted by SIGINT, SIGTERM or SIGHUP\n";
 
-static void usage_error(const char *fmt, const char *arg)
+static void __attribute__((format(printf, 1, 2))) usage_error(const char *fmt,
+								...)
 {
+	va_list ap;
+
 	fputs(PROG ": ", stderr);
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputs("\nTry '" PROG " --help' for more information.\n", stderr);
 	exit(FSCK_EXIT_USAGE);
 }
@@ -215,11 +232,22 @@ static uint64_t parse_u64(const char *s, const char *what)
 	char *end;
 
 	if (!*s || *s == '-' || *s == '+')
-		usage_error("invalid %s", what);
+		usage_error("invalid %s '%s': a number from 0", what, s);
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || *end)
-		usage_error("invalid %s", what);
+		usage_error("invalid %s '%s'%s", what, s,
+			    errno == ERANGE ? ": too large" : "");
+	return v;
+}
+
+static uint64_t parse_u64_max(const char *s, const char *what, uint64_t max)
+{
+	uint64_t v = parse_u64(s, what);
+
+	if (v > max)
+		usage_error("invalid %s '%s': at most %llu", what, s,
+			    (unsigned long long)max);
 	return v;
 }
 
@@ -302,11 +330,8 @@ static void parse_pattern(const char *arg, bool exclude)
 	const char *opt = exclude ? "exclude" : "include";
 	int ret = select_add_pattern(select_rules, arg, exclude);
 
-	if (ret == -EINVAL) {
-		fprintf(stderr, "%s: --%s=%s: %s\n", PROG, opt, arg,
-			"invalid pattern");
-		exit(FSCK_EXIT_USAGE);
-	}
+	if (ret == -EINVAL)
+		usage_error("--%s=%s: invalid pattern", opt, arg);
 	if (ret < 0) {
 		fprintf(stderr, "%s: --%s=%s: %s\n", PROG, opt, arg,
 			"out of memory while reading the options");
@@ -345,6 +370,17 @@ static void check_partition_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--list-partitions lists the partitions and does nothing else: it takes --slot alone");
 }
 
+/* Is d the root directory, however it is spelt ("/", "//", "/srv/..")? */
+static bool is_root_dir(const char *d)
+{
+	struct stat st, root;
+
+	if (d[strspn(d, "/")] == '\0')
+		return true;
+	return !stat(d, &st) && !stat("/", &root) && st.st_dev == root.st_dev &&
+	       st.st_ino == root.st_ino;
+}
+
 /* Combinations that make no sense. */
 static void check_args(const struct fsck_cfg *cfg)
 {
@@ -375,6 +411,10 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--tar= needs a file ('-': standard output)");
 	if (cfg->format && !cfg->tar)
 		usage_error("%s", "--format needs --tar");
+	if (cfg->tar_options && !cfg->tar)
+		usage_error("%s", "--options needs --tar");
+	if (cfg->modify_window >= 0 && !cfg->compare)
+		usage_error("%s", "--modify-window needs --compare");
 #ifndef HAVE_LIBARCHIVE
 	if (cfg->tar) {
 		fputs(PROG ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
@@ -382,10 +422,13 @@ static void check_args(const struct fsck_cfg *cfg)
 		exit(FSCK_EXIT_OPERATIONAL);
 	}
 #endif
+	/* as GNU tar: binary data on a terminal is never what was meant */
+	if (cfg->tar && !strcmp(cfg->tar, "-") && isatty(STDOUT_FILENO))
+		usage_error("%s", "--tar=-: refusing to write an archive to a terminal");
 	if (cfg->tar && !strcmp(cfg->tar, "-") &&
 	    (cfg->manifest || cfg->list || cfg->json || cfg->ratio))
 		usage_error("%s", "--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");
-	if (d && d[strspn(d, "/")] == '\0' && !cfg->force)
+	if (d && is_root_dir(d) && !cfg->force)
 		usage_error("--extract=%s: extracting to / needs --force", d);
 	if (cfg->tar && cfg->format && !tar_format_known(cfg->format))
 		usage_error("--format=%s: not a format libarchive writes",
@@ -395,6 +438,52 @@ static void check_args(const struct fsck_cfg *cfg)
 	if (cfg->sparse && !d && !cfg->tar)
 		usage_error("%s", "--sparse needs --extract=DIR or --tar");
 	check_partition_args(cfg);
+}
+
+/* An output that is one of the inputs would destroy the image: refuse it. */
+static void refuse_input(const char *what, const struct stat *st)
+{
+	const char *input = inputs_name(st);
+
+	if (!input)
+		return;
+	fprintf(stderr, "%s: %s: the same file as %s, which this run reads: not overwritten\n",
+		PROG, what, strcmp(input, "-") ? input : "standard input");
+	exit(FSCK_EXIT_USAGE);
+}
+
+static void refuse_output(const char *opt, const char *path)
+{
+	struct stat st;
+	char *what;
+
+	if (!path || !strcmp(path, "-") || stat(path, &st))
+		return;
+	if (asprintf(&what, "%s=%s", opt, path) < 0)
+		what = NULL;
+	refuse_input(what ? what : opt, &st);
+	free(what);
+}
+
+/* No output may be IMAGE or a --device (inputs.h). */
+static void check_outputs(const struct fsck_cfg *cfg)
+{
+	struct stat st;
+	unsigned int i;
+	int ret = inputs_add(cfg->image);
+
+	for (i = 0; !ret && i < cfg->ndevices; i++)
+		ret = inputs_add(cfg->devices[i]);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, cfg->image,
+			"out of memory while reading the options");
+		exit(FSCK_EXIT_OPERATIONAL);
+	}
+	refuse_output("--tar", cfg->tar);
+	refuse_output("--fs-config", cfg->fs_config);
+	refuse_output("--file-contexts", cfg->file_contexts);
+	if (!fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode))
+		refuse_input("standard output", &st);
 }
 
 void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
@@ -408,6 +497,7 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	cfg->level = FSCK_LVL_DEFAULT;
 	cfg->preserve_owner = -1;
 	cfg->preserve_perms = -1;
+	cfg->modify_window = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":Vd:paAyhj:", long_options,
 				NULL)) != -1) {
@@ -493,8 +583,16 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 		case OPT_COMPARE:
 			cfg->compare = optarg;
 			break;
+		case OPT_MODIFY_WINDOW:
+			cfg->modify_window = (int64_t)parse_u64_max(
+				optarg, "number of seconds for --modify-window",
+				INT32_MAX);
+			break;
 		case OPT_FORMAT:
 			cfg->format = optarg;
+			break;
+		case OPT_TAR_OPTIONS:
+			cfg->tar_options = optarg;
 			break;
 		case OPT_PARTITION:
 			cfg->partition = optarg;
@@ -525,10 +623,14 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	}
 	if (optind >= argc)
 		usage_error("%s", "missing IMAGE");
+	if (optind + 1 < argc && cfg->decode && !cfg->extract_dir)
+		usage_error("unexpected argument '%s' (--extract takes a directory only as --extract=%s)",
+			    argv[optind + 1], argv[optind]);
 	if (optind + 1 < argc)
 		usage_error("unexpected argument '%s'", argv[optind + 1]);
 	cfg->image = argv[optind];
 	check_args(cfg);
+	check_outputs(cfg);
 	if (names_stdin && !strcmp(cfg->image, "-"))
 		usage_error("%s", "--files-from=- and IMAGE - cannot both be standard input");
 	if (names_stdin)

@@ -118,7 +118,7 @@ def sparse_tests(tmp, raw_img):
     fill = write(os.path.join(tmp, "fill.simg"), ai.sparse_bytes(
         ai.sparse_chunks(padded, zeros="fill")))
     same("FILL chunks of zeros", ("--manifest", off, fill), want)
-    sparse_damage(tmp, chunks)
+    sparse_damage(tmp, chunks, off)
 
 
 def chunk_offsets(chunks):
@@ -129,7 +129,7 @@ def chunk_offsets(chunks):
     return out
 
 
-def sparse_damage(tmp, chunks):
+def sparse_damage(tmp, chunks, off):
     good = ai.sparse_bytes(chunks)
     offs = chunk_offsets(chunks)
     first_raw = next(i for i, c in enumerate(chunks) if c[0] == ai.RAW)
@@ -138,7 +138,7 @@ def sparse_damage(tmp, chunks):
 
     def variant(name, data, status, text):
         path = write(os.path.join(tmp, "bad.simg"), data)
-        reported("damaged sparse image: " + name, ("--extract", path),
+        reported("damaged sparse image: " + name, ("--extract", off, path),
                  status, text)
 
     def poke(pos, fmt, value):
@@ -182,8 +182,10 @@ def sparse_damage(tmp, chunks):
 
 
 def ext4_like(size=1 << 20):
+    """An ext4 superblock's magic and its incompat feature "extents"."""
     b = bytearray(size)
     struct.pack_into("<H", b, 1080, 0xEF53)
+    struct.pack_into("<I", b, 1024 + 96, 0x40)
     return bytes(b)
 
 

@@ -7,11 +7,14 @@
 # and -j2. Then, on a fresh copy each time, one property is changed and
 # the exact lines of the differences (and exit status 1) are expected, the
 # same at -j1 and -j2: mode, owner, size, mtime (a nanosecond), content at
-# a given byte of a split file, a symlink target, a type, a device number,
-# a hard link broken and one made, xattrs (only with --xattrs), an entry
+# a given byte of a split file, a symlink target (both named), a type, a device number,
+# a hard link broken and one made, xattrs (only with --xattrs; which names
+# and how they differ), an entry
 # missing (a directory once), an entry only in DIR. A symlink in DIR where
 # the image has a directory is a difference and is never followed; --path
-# compares a subtree; a selection keeps DIR-only names out; an ordinary
+# compares a subtree; a selection reports the DIR-only names it would take
+# and only those; compact inodes (mkfs.erofs -T) compare at whole seconds,
+# and --modify-window=1 takes a second apart as equal; an ordinary
 # user can compare; corruption keeps its own exit status; bad options are
 # refused.
 #
@@ -145,7 +148,8 @@ rm "$dst/sym"
 ln -s g "$dst/sym"
 touch -h -r "$src/sym" "$dst/sym"
 retime
-expect "symlink target" 1 "/sym: symlink target differs"
+expect "symlink target: both named" 1 \
+	"/sym: symlink target 'f' in the image, 'g' in DIR"
 
 fresh
 rm "$dst/g"
@@ -185,10 +189,17 @@ else
 fi
 
 fresh
+ns=user
 setfattr -n user.note -v two "$dst/g" 2>/dev/null ||
-	setfattr -n trusted.note -v two "$dst/g"
-expect "xattrs, with --xattrs" 1 "/g: xattrs differ" --xattrs
+	{ ns=trusted && setfattr -n trusted.note -v two "$dst/g"; }
+expect "xattrs, with --xattrs: the one whose value differs" 1 \
+	"/g: xattrs differ: $ns.note (value differs)" --xattrs
 expect "xattrs, without --xattrs: not compared" 0 ""
+setfattr -x "$ns.note" "$dst/g"
+setfattr -n "$ns.added" -v 1 "$dst/g"
+expect "xattrs, with --xattrs: one removed, one added" 1 \
+	"/g: xattrs differ: $ns.note (only in the image), $ns.added (only in DIR)" \
+	--xattrs
 
 fresh
 rm -r "$dst/d"
@@ -203,8 +214,39 @@ retime
 # after the directory that holds them: /sub's before the root's
 expect "entries only in DIR" 1 "/sub/new: only in DIR
 /newdir: only in DIR"
-expect "entries only in DIR, with a selection: not reported" 0 "" \
-	--include=sub
+expect "entries only in DIR, with a selection: those it would take" 1 \
+	"/sub/new: only in DIR" --include=sub
+expect "entries only in DIR, with a selection: not those it excludes" 0 "" \
+	--include=sub --exclude=new
+expect "entries only in DIR, --exclude alone: the rest reported" 1 \
+	"/newdir: only in DIR" --exclude=new
+
+# compact inodes hold whole seconds (and the superblock's nanoseconds):
+# a tree whose times have nanoseconds, packed with -T at its second
+tree=$scratch/compact
+mkdir -p "$tree/s"
+echo x >"$tree/x"
+echo y >"$tree/s/y"
+find "$tree" -exec touch -h -d @1700000000.123456789 {} +
+mkfs.erofs -T1700000000 "$scratch/compact.erofs" "$tree" >"$err" 2>&1
+run_fsck "$out" "$err" --compare="$tree" "$scratch/compact.erofs"
+rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$out" ]; then
+	tap_ok "compact inodes: mtimes equal at the second they hold"
+else
+	tap_not_ok "compact inodes: mtimes equal at the second (exit $rc)" "$out"
+fi
+touch -d @1700000001.5 "$tree/x"
+run_fsck "$out" "$err" --compare="$tree" "$scratch/compact.erofs"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "^/x: mtime 1700000000" "$out"; then
+	tap_ok "compact inodes: a second apart differs"
+else
+	tap_not_ok "compact inodes: a second apart differs (exit $rc)" "$out"
+fi
+run_fsck "$out" "$err" --modify-window=1 --compare="$tree" \
+	"$scratch/compact.erofs"
+tap_status "--modify-window=1: a second apart is equal" 0 $?
 
 fresh
 mkdir "$scratch/outside"

@@ -16,7 +16,8 @@
 #    every regular file left in DIR complete (fault/extracted.py against
 #    the image's manifest);
 #  - SIGINT during --tar=FILE at -j2: the same messages (nothing said to
-#    have failed, nothing the format cannot hold);
+#    have failed, nothing the format cannot hold), and FILE holds what it
+#    held before the run, with no hidden file of the run left beside it;
 #  - SIGHUP during --extract=DIR --json: exit 32, well-formed JSON with
 #    exit_status 32, completed false and the interruption as the fatal
 #    problem;
@@ -214,9 +215,17 @@ image=$saved_image manifest=$saved_manifest
 case_run "-j2 (check, no decoding)" SIGTERM -j2
 # an archive interrupted: no file is said to have failed its check
 if [ -n "$default_signal" ]; then
+	echo "what FILE held" >"$scratch/interrupted.tar"
 	case_run "-j2 --tar=FILE" SIGINT -j2 --tar="$scratch/interrupted.tar"
+	if [ "$(cat "$scratch/interrupted.tar")" = "what FILE held" ] &&
+		[ -z "$(find "$scratch" -maxdepth 1 -name '.interrupted.tar.*')" ]; then
+		tap_ok "-j2 --tar=FILE, SIGINT: FILE holds what it held, no hidden file left"
+	else
+		tap_not_ok "-j2 --tar=FILE, SIGINT: FILE replaced or a hidden file left" ""
+	fi
 else
 	tap_skip "-j2 --tar=FILE, SIGINT" "env has no --default-signal"
+	tap_skip "-j2 --tar=FILE, SIGINT: FILE kept" "env has no --default-signal"
 fi
 
 # --json: well-formed, with the interruption

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,37 +11,112 @@
 /* How much of the start of a partition tells what it holds. */
 #define CONTENT_PROBE 4096
 
+/* The ext2/3/4 superblock: its magic, and the feature words telling them apart */
+#define EXT_SB 1024
+#define EXT_MAGIC_AT (EXT_SB + 56)
+#define EXT_COMPAT_AT (EXT_SB + 92)
+#define EXT_INCOMPAT_AT (EXT_SB + 96)
+#define EXT_COMPAT_JOURNAL 0x4
+#define EXT_INCOMPAT_EXT4 0x2c0 /* extents, 64bit, flex_bg */
+
 static bool magic32(const uint8_t *b, size_t len, size_t at, uint32_t magic)
 {
 	return len >= at + 4 && erofs_get32(b + at) == magic;
 }
 
-const char *container_content(const struct erofs_source *src)
+static bool bytes_at(const uint8_t *b, size_t len, size_t at, const char *s,
+		     size_t slen)
 {
-	uint64_t size = erofs_source_size(src);
-	size_t len = size < CONTENT_PROBE ? (size_t)size : CONTENT_PROBE;
-	uint8_t b[CONTENT_PROBE];
-	struct erofs_err err;
+	return len >= at + slen && !memcmp(b + at, s, slen);
+}
+
+#define HAS(at, lit) bytes_at(b, len, at, lit, sizeof(lit) - 1)
+
+static const char *ext_kind(const uint8_t *b, size_t len)
+{
+	if (len < EXT_INCOMPAT_AT + 4)
+		return "ext2/3/4";
+	if (erofs_get32(b + EXT_INCOMPAT_AT) & EXT_INCOMPAT_EXT4)
+		return "ext4";
+	if (erofs_get32(b + EXT_COMPAT_AT) & EXT_COMPAT_JOURNAL)
+		return "ext3";
+	return "ext2";
+}
+
+/* What b, the first len bytes of a file or partition, shows it holds. */
+static const char *content_of(const uint8_t *b, size_t len)
+{
 	size_t i;
 
-	if (!size)
-		return "nothing";
-	erofs_err_clear(&err);
-	if (erofs_source_read(src, b, len, 0, &err)) {
-		erofs_err_drop(&err);
-		return "unreadable data";
-	}
 	if (magic32(b, len, EROFS_SUPER_OFFSET, EROFS_SUPER_MAGIC))
 		return "EROFS";
 	if (magic32(b, len, 1024, 0xf2f52010))
 		return "f2fs";
-	if (len >= 1082 && erofs_get16(b + 1080) == 0xef53)
-		return "ext4";
+	if (len >= EXT_MAGIC_AT + 2 && erofs_get16(b + EXT_MAGIC_AT) == 0xef53)
+		return ext_kind(b, len);
 	if (magic32(b, len, 0, 0x73717368))
 		return "squashfs";
+	if (magic32(b, len, 0, 0xed26ff3a))
+		return "an Android sparse image";
+	if (HAS(0, "\x1f\x8b"))
+		return "gzip data";
+	if (HAS(0, "\xfd" "7zXZ\0"))
+		return "xz data";
+	if (magic32(b, len, 0, 0xfd2fb528))
+		return "zstd data";
+	if (HAS(0, "BZh"))
+		return "bzip2 data";
+	if (magic32(b, len, 0, 0x184d2204))
+		return "lz4 data";
+	if (HAS(257, "ustar"))
+		return "a tar archive";
+	if (HAS(0, "PK\3\4") || HAS(0, "PK\5\6"))
+		return "a zip archive";
+	if (HAS(0, "070701") || HAS(0, "070702") || HAS(0, "070707"))
+		return "a cpio archive";
+	if (HAS(0, "LUKS\xba\xbe"))
+		return "a LUKS volume";
+	if (HAS(0, "verity\0\0"))
+		return "a dm-verity hash tree";
+	if (HAS(512, "EFI PART"))
+		return "a GPT disk";
+	if (HAS(510, "\x55\xaa"))
+		return "an MBR disk or boot sector";
 	for (i = 0; i < len && !b[i]; i++)
 		;
 	return i == len ? "zeros" : "unknown data";
+}
+
+#undef HAS
+
+/* What src holds from offset on, or NULL when the read fails (err). */
+static const char *content_at(const struct erofs_source *src, uint64_t offset,
+			      struct erofs_err *err)
+{
+	uint64_t size = erofs_source_size(src);
+	uint8_t b[CONTENT_PROBE];
+	size_t len;
+
+	if (size <= offset)
+		return "nothing";
+	len = size - offset < CONTENT_PROBE ? (size_t)(size - offset) :
+					      CONTENT_PROBE;
+	if (erofs_source_read(src, b, len, offset, err))
+		return NULL;
+	return content_of(b, len);
+}
+
+const char *container_content(const struct erofs_source *src)
+{
+	struct erofs_err err;
+	const char *what;
+
+	erofs_err_clear(&err);
+	what = content_at(src, 0, &err);
+	if (what)
+		return what;
+	erofs_err_drop(&err);
+	return "unreadable data";
 }
 
 /* IMAGE, or "-": standard input, spooled unless it is a file. */
@@ -129,6 +205,44 @@ int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
 	return 0;
 }
 
+/*
+ * Does src (partition name, or NULL: IMAGE) hold EROFS at --offset? If
+ * not, what it holds is no image to check: an operational error, as
+ * e2fsck's for a bad magic number, naming it. 0, or -EINVAL.
+ */
+static int holds_erofs(const struct fsck_cfg *cfg, struct report *rep,
+		       const struct erofs_source *src, const char *name)
+{
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	struct erofs_err err;
+	const char *what;
+
+	erofs_err_clear(&err);
+	what = content_at(src, cfg->offset, &err);
+	if (!what)
+		return report_lib_error(rep, &loc, &err, -EIO);
+	if (!strcmp(what, "EROFS"))
+		return 0;
+	if (name && cfg->offset)
+		report_fatal(rep, "partition %s holds %s at --offset=%llu, not EROFS",
+			     name, what, (unsigned long long)cfg->offset);
+	else if (name)
+		report_fatal(rep, "partition %s holds %s, not EROFS", name,
+			     what);
+	else if (cfg->offset)
+		report_fatal(rep, "%s holds %s at --offset=%llu, not EROFS (no EROFS superblock at byte %llu of the file)",
+			     rep->image, what,
+			     (unsigned long long)cfg->offset,
+			     (unsigned long long)cfg->offset +
+				     EROFS_SUPER_OFFSET);
+	else
+		report_fatal(rep, "%s holds %s, not EROFS (no EROFS superblock at byte %u)",
+			     rep->image, what, EROFS_SUPER_OFFSET);
+	return -EINVAL;
+}
+
 /* The partition cfg->partition of the super image super, if EROFS. */
 static int open_partition(const struct fsck_cfg *cfg, struct report *rep,
 			  const struct erofs_source *super,
@@ -162,12 +276,10 @@ static int open_partition(const struct fsck_cfg *cfg, struct report *rep,
 			   rep->image, part->name,
 			   (unsigned long long)part->size,
 			   erofs_source_pieces(*src), what);
-		if (strcmp(what, "EROFS") && !cfg->offset) {
-			report_fatal(rep, "partition %s holds %s, not EROFS",
-				     part->name, what);
+		ret = holds_erofs(cfg, rep, *src, part->name);
+		if (ret) {
 			erofs_source_close(*src);
 			*src = NULL;
-			ret = -EINVAL;
 		}
 	}
 	erofs_lp_free(lp);
@@ -196,6 +308,8 @@ int container_open(const struct fsck_cfg *cfg, struct report *rep,
 			rep->image);
 		ret = -EINVAL;
 	}
+	if (!ret && !cfg->list_partitions)
+		ret = holds_erofs(cfg, rep, image, NULL);
 	if (ret < 0) {
 		erofs_source_close(image);
 		return ret;

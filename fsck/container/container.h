@@ -42,7 +42,8 @@ int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
 
 /*
  * What the first bytes of src show it holds: "EROFS", "ext4", "f2fs",
- * "squashfs", "zeros", "nothing" (no bytes) or "unknown data".
+ * "squashfs", "gzip data", "a GPT disk", ..., "zeros", "nothing" (no
+ * bytes), "unreadable data" or "unknown data".
  */
 const char *container_content(const struct erofs_source *src);
 

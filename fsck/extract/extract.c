@@ -67,19 +67,22 @@ static void x_root_set(struct extractor *x, int fd, const struct stat *st,
 	x->root->new_gid = st->st_mode & S_ISGID ? st->st_gid : x->egid;
 }
 
-/* DIR was there: it must be empty, unless --force. */
+/*
+ * DIR was there: it must be empty, unless --overwrite or --keep-existing
+ * say what to do with the entries in it, or --force.
+ */
 static enum fsck_result x_accept_dir(struct extractor *x, int fd, bool *empty)
 {
 	int err;
 
-	if (x->o.force)
+	if (x->o.force || x_replaces(x))
 		return FSCK_OK;
 	err = x_dir_empty(fd, empty);
 	if (err)
 		return x_open_failed(x->rep, x->o.dir, err);
 	if (*empty)
 		return FSCK_OK;
-	report_fatal(x->rep, "--extract=%s: directory exists and is not empty (--force extracts into it)",
+	report_fatal(x->rep, "--extract=%s: directory exists and is not empty (--overwrite replaces what is in the way, --keep-existing keeps it)",
 		     x->o.dir);
 	return FSCK_STOP;
 }

@@ -237,10 +237,14 @@ void x_summary(struct extractor *x)
 				x_summary_refused(x, ns, kind);
 	if (x->bad_xattr_names)
 		report_warning(x->rep, NULL,
-			       "%lu xattrs with a NUL byte in their name not set",
-			       x->bad_xattr_names);
+			       "%lu %s with a NUL byte in their name not set",
+			       x->bad_xattr_names,
+			       report_noun(x->bad_xattr_names, "xattr",
+					   "xattrs"));
 	if (x->owner_refused)
 		report_failure(x->rep, NULL,
-			       "owners not set on %lu entries: %s",
-			       x->owner_refused, strerror(x->owner_err));
+			       "owners not set on %lu %s: %s",
+			       x->owner_refused,
+			       report_noun(x->owner_refused, "entry", "entries"),
+			       strerror(x->owner_err));
 }

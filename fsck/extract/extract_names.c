@@ -16,6 +16,7 @@
 #include "erofs/format.h"
 #include "erofs/inode.h"
 #include "extract_state.h"
+#include "inputs.h"
 #include "walk.h"
 
 bool name_ok(const char *name, size_t len)
@@ -63,6 +64,8 @@ bool x_exists(int dfd, const char *name)
 /* --overwrite: take an entry out of the way, never following it. */
 int x_remove(int dfd, const char *name)
 {
+	if (inputs_hold_at(dfd, name))
+		return X_ERR_INPUT;
 	if (!unlinkat(dfd, name, 0))
 		return 0;
 	if (errno == EISDIR && !unlinkat(dfd, name, AT_REMOVEDIR))
@@ -106,6 +109,8 @@ static bool x_is_tmp_name(const char *name)
  */
 int x_rename_over(int dfd, const char *tmp, const char *name)
 {
+	if (inputs_hold_at(dfd, name))
+		return X_ERR_INPUT;
 	if (!renameat(dfd, tmp, dfd, name))
 		return 0;
 	if (errno != EISDIR || unlinkat(dfd, name, AT_REMOVEDIR) ||

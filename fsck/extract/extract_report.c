@@ -11,10 +11,18 @@
 #include "extract_state.h"
 #include "strbuf.h"
 
+/* strerror(), and what the extractor's own codes mean. */
+const char *x_strerror(int err)
+{
+	if (err == X_ERR_INPUT)
+		return "the entry in the way is the image (or a --device) being read, never replaced";
+	return strerror(err);
+}
+
 void x_report_errno(struct report *rep, const struct fsck_loc *loc,
 		    const char *what, int err)
 {
-	report_failure(rep, loc, "cannot %s: %s", what, strerror(err));
+	report_failure(rep, loc, "cannot %s: %s", what, x_strerror(err));
 }
 
 /* Where the entry at loc goes: DIR, then its path below the start. */
@@ -45,10 +53,10 @@ void x_report_out(struct extractor *x, struct report *rep,
 	out = sb.failed ? "(out of memory)" : sb.s;
 	if (fatal)
 		report_fatal_at(rep, loc, -err, "cannot %s %s: %s", what, out,
-				strerror(err));
+				x_strerror(err));
 	else
 		report_failure(rep, loc, "cannot %s %s: %s", what, out,
-			       strerror(err));
+			       x_strerror(err));
 	sb_release(&sb);
 }
 

@@ -36,6 +36,8 @@
 #define X_TMP_PREFIX ".fsck.erofs-"
 #define X_TMP_LEN (sizeof(X_TMP_PREFIX) - 1 + 16)
 #define X_TMP_TRIES 16
+/* An entry in the way is an input of the run (inputs.h): never replaced. */
+#define X_ERR_INPUT 4096
 
 /* A directory of the extraction. */
 struct xdir {
@@ -223,6 +225,7 @@ bool x_add_primary(struct extractor *x, const struct walk_entry *e,
 void x_links_fini(struct extractor *x);
 
 /* extract_report.c */
+const char *x_strerror(int err);
 void x_report_errno(struct report *rep, const struct fsck_loc *loc,
 		    const char *what, int err);
 void x_report_out(struct extractor *x, struct report *rep,

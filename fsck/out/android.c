@@ -23,6 +23,7 @@
 
 struct android_file {
 	const char *name;
+	struct outfile out;
 	FILE *f;
 };
 
@@ -44,18 +45,20 @@ struct android_xattrs {
 static int android_create(struct android *a, struct android_file *af,
 			  const char *name)
 {
-	int fd, err;
+	int err;
 
 	af->name = name;
+	af->out.fd = -1;
 	if (!name)
 		return 0;
-	fd = outfile_create(name);
-	af->f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (af->f)
+	err = -outfile_open(&af->out, name);
+	if (!err) {
+		af->f = fdopen(af->out.fd, "w");
+		err = af->f ? 0 : errno;
+	}
+	if (!err)
 		return 0;
-	err = errno;
-	if (fd >= 0)
-		close(fd);
+	outfile_discard(&af->out);
 	report_fatal(a->rep, "cannot create %s: %s", name, strerror(err));
 	return -err;
 }
@@ -256,18 +259,29 @@ int android_entry(struct android *a, struct erofs_ctx *ctx,
 	return ret;
 }
 
-static int android_finish(struct android *a, struct android_file *af)
+/*
+ * Name the file when the run is complete and every line was written;
+ * else FILE keeps what it held (outfile.h).
+ */
+static int android_finish(struct android *a, struct android_file *af,
+			  bool complete)
 {
 	int ret = 0;
 
 	if (!af->f)
 		return 0;
-	if (ferror(af->f) | fclose(af->f)) {
-		ret = -errno;
-		report_fatal(a->rep, "cannot write %s: %s", af->name,
-			     strerror(errno));
-	}
+	/* the stream owns the descriptor: the outfile only names the file */
+	if (ferror(af->f) | fclose(af->f))
+		ret = -(errno ? errno : EIO);
 	af->f = NULL;
+	af->out.fd = -1;
+	if (!ret && complete)
+		ret = outfile_commit(&af->out);
+	else
+		outfile_discard(&af->out);
+	if (ret)
+		report_fatal(a->rep, "cannot write %s: %s", af->name,
+			     strerror(-ret));
 	return ret;
 }
 
@@ -277,8 +291,8 @@ int android_close(struct android *a)
 
 	if (!a)
 		return 0;
-	ret = android_finish(a, &a->fs_config);
-	err = android_finish(a, &a->file_contexts);
+	ret = android_finish(a, &a->fs_config, false);
+	err = android_finish(a, &a->file_contexts, false);
 	sb_release(&a->line);
 	free(a->prefix);
 	free(a);
@@ -299,11 +313,10 @@ static enum fsck_result android_out_finish(void *priv, struct report *rep,
 					   bool complete)
 {
 	struct android *a = priv;
-	int ret = android_finish(a, &a->fs_config);
-	int err = android_finish(a, &a->file_contexts);
+	int ret = android_finish(a, &a->fs_config, complete);
+	int err = android_finish(a, &a->file_contexts, complete);
 
 	(void)rep;
-	(void)complete;
 	return fsck_result_of(ret ? ret : err);
 }
 

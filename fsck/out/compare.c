@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "erofs/format.h"
 #include "erofs/inode.h"
 #include "nidmap.h"
+#include "select.h"
 #include "strbuf.h"
 #include "walk.h"
 #include "xattr_list.h"
@@ -29,7 +31,8 @@ struct compare {
 	int root; /* DIR, or its parent when base is its name */
 	const char *base; /* the start's name under root, or "" */
 	bool xattrs;
-	bool selecting;
+	const struct select_rules *rules; /* NULL: no selection */
+	int64_t modify_window; /* seconds, or -1: the inode's precision */
 	struct report *rep;
 	struct nidmap ino_of_nid; /* linked nid -> its ino in DIR */
 	struct nidmap nid_of_ino; /* linked ino of DIR -> struct cmp_ino */
@@ -44,7 +47,7 @@ struct cmp_ino {
 struct cmp_dir {
 	bool present; /* DIR holds it as a directory */
 	char *path; /* in the image, for names only in DIR */
-	size_t pathlen;
+	size_t pathlen, rellen; /* rellen: of the path below the start */
 	char **names; /* sorted */
 	bool *seen;
 	size_t n;
@@ -114,8 +117,27 @@ static const char *type_name(mode_t mode)
 	}
 }
 
+/*
+ * An mtime compared at the precision the inode holds: a compact inode
+ * has whole seconds of its own and the superblock's nanoseconds
+ * (docs/format.md, time fields), an extended one nanoseconds; with
+ * --modify-window=N, seconds that differ by at most N are the same.
+ */
+static bool same_mtime(const struct compare *c,
+		       const struct erofs_inode *inode, const struct stat *st)
+{
+	int64_t d = (int64_t)st->st_mtim.tv_sec - inode->mtime;
+
+	if (c->modify_window >= 0)
+		return d >= -c->modify_window && d <= c->modify_window;
+	if (inode->inode_size == EROFS_INODE_COMPACT_SIZE)
+		return !d;
+	return !d && st->st_mtim.tv_nsec == (long)inode->mtime_nsec;
+}
+
 /* Type, mode, owner, size, mtime, rdev: false when the types differ. */
-static bool cmp_meta(struct report *rep, const struct fsck_loc *loc,
+static bool cmp_meta(const struct compare *c, struct report *rep,
+		     const struct fsck_loc *loc,
 		     const struct erofs_inode *inode, const struct stat *st)
 {
 	mode_t type = inode->mode & S_IFMT;
@@ -142,8 +164,7 @@ static bool cmp_meta(struct report *rep, const struct fsck_loc *loc,
 				  "size %llu in the image, %lld in DIR",
 				  (unsigned long long)inode->size,
 				  (long long)st->st_size);
-	if (st->st_mtim.tv_sec != inode->mtime ||
-	    st->st_mtim.tv_nsec != (long)inode->mtime_nsec)
+	if (!same_mtime(c, inode, st))
 		report_difference(
 			rep, loc,
 			"mtime %lld.%09u in the image, %lld.%09ld in DIR",
@@ -158,6 +179,25 @@ static bool cmp_meta(struct report *rep, const struct fsck_loc *loc,
 				  erofs_rdev_minor(inode->rdev),
 				  major(st->st_rdev), minor(st->st_rdev));
 	return true;
+}
+
+/* Both targets, escaped as paths are (a target may hold any byte). */
+static void report_symlink_difference(struct report *rep,
+				      const struct fsck_loc *loc,
+				      const char *image, const char *dir)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+	sb_escape(&a, image, strlen(image), NULL);
+	sb_escape(&b, dir, strlen(dir), NULL);
+	if (a.failed || b.failed)
+		report_difference(rep, loc, "symlink target differs");
+	else
+		report_difference(rep, loc,
+				  "symlink target '%s' in the image, '%s' in DIR",
+				  a.s, b.s);
+	sb_release(&a);
+	sb_release(&b);
 }
 
 static enum fsck_result cmp_target(struct report *rep,
@@ -177,7 +217,7 @@ static enum fsck_result cmp_target(struct report *rep,
 	}
 	buf[n] = '\0';
 	if (strcmp(buf, target))
-		report_difference(rep, loc, "symlink target differs");
+		report_symlink_difference(rep, loc, target, buf);
 	return FSCK_OK;
 }
 
@@ -226,36 +266,59 @@ static enum fsck_result cmp_links(struct compare *c, const struct walk_entry *e,
 	return FSCK_OK;
 }
 
-/* Is xl's xattr name, of value v, what DIR's list holds? */
-static bool xattr_list_equal(const struct xattr_list *xl, const char *path,
-			     const char *names, ssize_t len)
+/* One name in the list of xattrs that differ: "NAME (why)". */
+static void xattr_named(struct strbuf *sb, const char *name, size_t len,
+			const char *why)
 {
-	const char *p;
-	char *v;
+	sb_addf(sb, "%s", sb->len ? ", " : "");
+	sb_escape(sb, name, len, NULL);
+	sb_addf(sb, " (%s)", why);
+}
+
+/* Does DIR's entry at path hold the xattr it, with its value? */
+static const char *xattr_in_dir(const struct xattr_item *it, const char *path)
+{
 	ssize_t vlen;
-	size_t i, count = 0;
-	bool same = true;
+	bool same;
+	char *v;
 
-	for (p = names; p < names + len; p += strlen(p) + 1)
-		count++;
-	if (count != (xl ? xl->n : 0))
-		return false;
-	for (i = 0; same && i < count; i++) {
-		const struct xattr_item *it = &xl->items[i];
+	/* a name holding a NUL cannot be one of DIR's */
+	if (strlen(it->name) != it->namelen)
+		return "only in the image";
+	vlen = getxattr(path, it->name, NULL, 0);
+	if (vlen < 0)
+		return "only in the image";
+	if ((size_t)vlen != it->len)
+		return "value differs";
+	v = malloc(vlen ? (size_t)vlen : 1);
+	if (!v)
+		return "cannot be read: out of memory";
+	same = getxattr(path, it->name, v, vlen) == vlen &&
+	       !memcmp(v, it->value, it->len);
+	free(v);
+	return same ? NULL : "value differs";
+}
 
-		if (strlen(it->name) != it->namelen)
-			return false;
-		vlen = getxattr(path, it->name, NULL, 0);
-		if (vlen < 0 || (size_t)vlen != it->len)
-			return false;
-		v = malloc(vlen ? (size_t)vlen : 1);
-		if (!v)
-			return false;
-		same = getxattr(path, it->name, v, vlen) == vlen &&
-		       !memcmp(v, it->value, it->len);
-		free(v);
+/*
+ * The xattrs that differ between xl and DIR's list names (len bytes) of
+ * the entry at path, into sb: "NAME (only in the image)", "NAME (only in
+ * DIR)", "NAME (value differs)".
+ */
+static void xattr_diffs(const struct xattr_list *xl, const char *path,
+			const char *names, ssize_t len, struct strbuf *sb)
+{
+	const char *p, *why;
+	size_t i;
+
+	for (i = 0; xl && i < xl->n; i++) {
+		why = xattr_in_dir(&xl->items[i], path);
+		if (why)
+			xattr_named(sb, xl->items[i].name,
+				    xl->items[i].namelen, why);
 	}
-	return same;
+	for (p = names; p < names + len; p += strlen(p) + 1)
+		if (!xattr_list_has(xl, p))
+			xattr_named(sb, p, strlen(p), "only in DIR");
 }
 
 /*
@@ -267,9 +330,9 @@ static enum fsck_result cmp_xattrs(struct compare *c, struct report *rep,
 				   const struct fsck_loc *loc, int fd,
 				   const struct xattr_list *xl)
 {
+	struct strbuf sb = STRBUF_INIT;
 	char path[64], *names;
 	ssize_t len;
-	bool same;
 
 	if (!c->xattrs)
 		return FSCK_OK;
@@ -287,10 +350,19 @@ static enum fsck_result cmp_xattrs(struct compare *c, struct report *rep,
 		return FSCK_NOMEM;
 	if (len)
 		len = listxattr(path, names, len);
-	same = len >= 0 && xattr_list_equal(xl, path, names, len);
+	if (len < 0) {
+		report_failure(rep, loc, "cannot list the xattrs in DIR: %s",
+			       strerror(errno));
+		free(names);
+		return FSCK_REPORTED;
+	}
+	xattr_diffs(xl, path, names, len, &sb);
 	free(names);
-	if (!same)
+	if (sb.failed)
 		report_difference(rep, loc, "xattrs differ");
+	else if (sb.len)
+		report_difference(rep, loc, "xattrs differ: %s", sb.s);
+	sb_release(&sb);
 	return FSCK_OK;
 }
 
@@ -359,12 +431,14 @@ static enum fsck_result cmp_dir_new(struct compare *c,
 		return FSCK_NOMEM;
 	*state = d;
 	d->present = present;
-	if (!present || c->selecting)
+	/* under a selection, only where everything is selected */
+	if (!present || (c->rules && !e->all_below))
 		return FSCK_OK;
 	d->path = strndup(e->path, e->pathlen);
 	if (!d->path)
 		return FSCK_NOMEM;
 	d->pathlen = e->pathlen;
+	d->rellen = e->rellen;
 	fd = cmp_open(c, e->rel, e->rellen, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return FSCK_REPORTED;
@@ -411,7 +485,7 @@ static enum fsck_result cmp_entry_at(struct compare *c,
 			       ? cmp_dir_new(c, e, false, state)
 			       : FSCK_REPORTED;
 	}
-	same_type = cmp_meta(oe->rep, oe->loc, e->inode, &st);
+	same_type = cmp_meta(c, oe->rep, oe->loc, e->inode, &st);
 	r = cmp_links(c, e, oe->loc, &st);
 	if (r != FSCK_OK || !e->first)
 		return r;
@@ -473,6 +547,36 @@ static enum fsck_result cmp_entry(void *priv, const struct out_entry *oe,
 	return r;
 }
 
+/* Would the selection leave out DIR's entry name of directory d? */
+static bool cmp_left_out(const struct compare *c, const struct cmp_dir *d,
+			 const char *name)
+{
+	struct strbuf rel = STRBUF_INIT;
+	struct stat st;
+	bool dir = false, out;
+	int fd;
+
+	if (!c->rules)
+		return false;
+	if (d->rellen) {
+		sb_add(&rel, d->path + d->pathlen - d->rellen, d->rellen);
+		sb_addc(&rel, '/');
+	}
+	sb_addf(&rel, "%s", name);
+	if (rel.failed) {
+		sb_release(&rel);
+		return false;
+	}
+	fd = cmp_open(c, rel.s, rel.len, O_PATH);
+	if (fd >= 0) {
+		dir = !fstat(fd, &st) && S_ISDIR(st.st_mode);
+		close(fd);
+	}
+	out = select_excluded(c->rules, rel.s, name, dir);
+	sb_release(&rel);
+	return out;
+}
+
 /* After a directory's children: the names only DIR holds. */
 static void cmp_dir_end(void *priv, void *state)
 {
@@ -484,7 +588,7 @@ static void cmp_dir_end(void *priv, void *state)
 	size_t i;
 
 	for (i = 0; i < d->n; i++) {
-		if (d->seen[i])
+		if (d->seen[i] || cmp_left_out(c, d, d->names[i]))
 			continue;
 		sb.len = 0;
 		if (d->pathlen) {
@@ -692,7 +796,8 @@ int compare_add_output(struct outputs *l, const struct compare_opts *o,
 	}
 	c->root = -1;
 	c->xattrs = o->xattrs;
-	c->selecting = o->selecting;
+	c->rules = o->rules;
+	c->modify_window = o->modify_window;
 	c->rep = rep;
 	nidmap_init(&c->ino_of_nid, sizeof(uint64_t));
 	nidmap_init(&c->nid_of_ino, sizeof(struct cmp_ino));

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,10 +22,94 @@ mode_t outfile_umask(void)
 	return caller_umask;
 }
 
-int outfile_create(const char *path)
+/* The hidden name beside target: its directory, "/.", its name, ".XXXXXX". */
+static char *outfile_tmp_name(const char *target)
 {
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0666 & ~caller_umask);
+	const char *slash = strrchr(target, '/');
+	size_t dirlen = slash ? (size_t)(slash + 1 - target) : 0;
+	char *tmp = malloc(strlen(target) + sizeof(".") + sizeof(".XXXXXX"));
+
+	if (tmp)
+		sprintf(tmp, "%.*s.%s.XXXXXX", (int)dirlen, target,
+			target + dirlen);
+	return tmp;
+}
+
+/* Write in place: FILE is not a regular file, so renaming would not do. */
+static int outfile_open_in_place(struct outfile *of, const char *path)
+{
+	of->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      0666 & ~caller_umask);
+	return of->fd < 0 ? -errno : 0;
+}
+
+int outfile_open(struct outfile *of, const char *path)
+{
+	mode_t mode = 0666 & ~caller_umask;
+	struct stat st;
+
+	*of = (struct outfile){ .fd = -1 };
+	if (!stat(path, &st)) {
+		if (!S_ISREG(st.st_mode))
+			return outfile_open_in_place(of, path);
+		/* a replaced file keeps its permissions, as when truncated */
+		mode = st.st_mode & 07777;
+		of->target = realpath(path, NULL);
+	} else if (errno == ENOENT) {
+		of->target = strdup(path);
+	} else {
+		return -errno;
+	}
+	if (of->target)
+		of->tmp = outfile_tmp_name(of->target);
+	if (!of->tmp) {
+		outfile_discard(of);
+		return -ENOMEM;
+	}
+	of->fd = mkostemp(of->tmp, O_CLOEXEC);
+	if (of->fd < 0) {
+		free(of->tmp);
+		of->tmp = NULL;
+	}
+	if (of->fd < 0 || fchmod(of->fd, mode)) {
+		int err = errno;
+
+		outfile_discard(of);
+		return -err;
+	}
+	return 0;
+}
+
+static void outfile_release(struct outfile *of)
+{
+	free(of->target);
+	free(of->tmp);
+	of->target = of->tmp = NULL;
+	of->fd = -1;
+}
+
+int outfile_commit(struct outfile *of)
+{
+	int ret = 0;
+
+	if (of->fd >= 0 && close(of->fd))
+		ret = -errno;
+	of->fd = -1;
+	if (!ret && of->tmp && rename(of->tmp, of->target))
+		ret = -errno;
+	if (ret && of->tmp)
+		unlink(of->tmp);
+	outfile_release(of);
+	return ret;
+}
+
+void outfile_discard(struct outfile *of)
+{
+	if (of->fd >= 0)
+		close(of->fd);
+	if (of->tmp)
+		unlink(of->tmp);
+	outfile_release(of);
 }
 
 /*

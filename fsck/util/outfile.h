@@ -19,8 +19,30 @@ void outfile_init(void);
 /* The caller's umask, as outfile_init() found it. */
 mode_t outfile_umask(void);
 
-/* Create (or truncate) path for writing: a descriptor, or -1 and errno. */
-int outfile_create(const char *path);
+/*
+ * An output file named on the command line, written as an extracted file
+ * is: under a hidden name beside FILE (beside what FILE links to), renamed
+ * over FILE only when complete, so that a run that fails or is
+ * interrupted leaves whatever FILE held. A FILE that exists and is not a
+ * regular file (a pipe, a device, /dev/stdout) is written in place.
+ */
+struct outfile {
+	int fd;
+	char *target; /* what the hidden name replaces; NULL: in place */
+	char *tmp;
+};
+
+/* Open path for writing as above: 0, or a negative errno. */
+int outfile_open(struct outfile *of, const char *path);
+
+/*
+ * Close the file (unless its descriptor was handed on and closed, fd -1)
+ * and give it its name: 0, or a negative errno.
+ */
+int outfile_commit(struct outfile *of);
+
+/* Close the file; a hidden name is removed, FILE is left as it was. */
+void outfile_discard(struct outfile *of);
 
 /*
  * All of buf into fd, at off, or at fd's offset when off is negative:

@@ -440,11 +440,13 @@ void report_msg(struct report *r, int level, const char *fmt, ...)
 int report_finish(struct report *r)
 {
 	/*
-	 * Only a run that stopped is not completed: one that reported a
-	 * failure with an entry (a --files-from path not in the image, an
-	 * entry a format refused) went through the rest.
+	 * A run that stopped is not completed, and neither is one that
+	 * failed with an entry (could not create it, a --files-from path not
+	 * in the image, an entry a format refused), though it went through
+	 * the rest: what was asked for was not all done.
 	 */
-	bool incomplete = r->fatal || (r->status & FSCK_EXIT_CANCELLED);
+	bool incomplete = r->fatal || (r->status & (FSCK_EXIT_CANCELLED |
+						    FSCK_EXIT_OPERATIONAL));
 
 	progress_hide(r->progress);
 	if (r->errors)

@@ -234,4 +234,11 @@ struct report_rec_view {
 void report_rec_view(const struct report_rec *rec,
 		     struct report_rec_view *view);
 
+/* The noun for a count in a message: one, or many ("1 entry", "2 entries"). */
+static inline const char *report_noun(uint64_t n, const char *one,
+				      const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 #endif

@@ -311,12 +311,30 @@ static bool select_named_below(const struct select_rules *r, const char *path,
 	return false;
 }
 
-static bool select_matches(const struct select_pattern *p,
-			   const struct walk_entry *e, bool dir)
+static bool select_pattern_matches(const struct select_pattern *p,
+				   const char *rel, const char *name, bool dir)
 {
 	if (p->dir_only && !dir)
 		return false;
-	return !fnmatch(p->pat, p->path ? e->rel : e->name, FNM_PATHNAME);
+	return !fnmatch(p->pat, p->path ? rel : name, FNM_PATHNAME);
+}
+
+static bool select_matches(const struct select_pattern *p,
+			   const struct walk_entry *e, bool dir)
+{
+	return select_pattern_matches(p, e->rel, e->name, dir);
+}
+
+bool select_excluded(const struct select_rules *r, const char *rel,
+		     const char *name, bool dir)
+{
+	size_t i;
+
+	for (i = 0; i < r->npats; i++)
+		if (r->pats[i].exclude &&
+		    select_pattern_matches(&r->pats[i], rel, name, dir))
+			return true;
+	return false;
 }
 
 /* Whether an entry below directory e may match include pattern p. */
@@ -742,6 +760,7 @@ static int select_entry(void *arg, const struct walk_entry *e, void **dir_state)
 		return ret;
 	/* the chain's states are known now */
 	le.parent = parent ? parent->inner : NULL;
+	le.all_below = d && d->inc;
 	s->entries++;
 	ret = s->inner.entry(s->inner.arg, &le, d ? &d->inner : &state);
 	if (d)

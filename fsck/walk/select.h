@@ -69,6 +69,13 @@ int select_add_pattern(struct select_rules *r, const char *pat, bool exclude);
 int select_read_names(struct select_rules *r, const char *file,
 		      unsigned long *line);
 
+/*
+ * Whether an --exclude pattern matches an entry at rel (relative to the
+ * start; name its last component), which need not be in the image.
+ */
+bool select_excluded(const struct select_rules *r, const char *rel,
+		     const char *name, bool dir);
+
 /* Whether any rule was given. */
 bool select_active(const struct select_rules *r);
 

@@ -79,6 +79,11 @@ struct walk_entry {
 	bool first;		/* first reference to this nid (hard links) */
 	/* a directory whose children come after siblings (order above) */
 	bool later;
+	/*
+	 * Under a selection (select.h), a directory every entry below which
+	 * is selected but for excludes; false without one.
+	 */
+	bool all_below;
 };
 
 struct walk_visitor {

@@ -302,15 +302,18 @@ void tar_set_flush(struct tar_writer *tw, void (*flush)(void *arg), void *arg)
 
 static int tar_open_output(struct tar_writer *tw, struct report *rep)
 {
+	int ret;
+
 	if (!strcmp(tw->file, "-")) {
 		tw->fd = STDOUT_FILENO;
 		return 0;
 	}
-	tw->fd = outfile_create(tw->file);
-	if (tw->fd >= 0)
+	ret = outfile_open(&tw->out, tw->file);
+	tw->fd = tw->out.fd;
+	if (!ret)
 		return 0;
-	report_fatal(rep, "--tar=%s: %s", tw->file, strerror(errno));
-	return -errno;
+	report_fatal(rep, "--tar=%s: %s", tw->file, strerror(-ret));
+	return ret;
 }
 
 bool tar_format_known(const char *name)
@@ -344,6 +347,23 @@ static int tar_names_utf8(struct archive *a)
 	return ret;
 }
 
+/*
+ * pax: xattrs in SCHILY.xattr records alone, as GNU tar writes them: GNU
+ * tar warns of every LIBARCHIVE.xattr record (libarchive's default writes
+ * both), and GNU tar and bsdtar both restore SCHILY ones
+ * (--options=xattrheader=ALL brings libarchive's back). Names are written
+ * as UTF-8, converted from UTF-8 whatever the caller's locale, so that
+ * only a name that is not valid UTF-8 takes hdrcharset=BINARY (with a
+ * warning of libarchive's).
+ */
+static int tar_pax_options(struct archive *a)
+{
+	int ret = archive_write_set_format_option(a, "pax", "xattrheader",
+						  "SCHILY");
+
+	return ret == ARCHIVE_OK ? tar_names_utf8(a) : ret;
+}
+
 static int tar_set_format(struct tar_writer *tw, struct report *rep)
 {
 	struct archive *a = tw->a;
@@ -363,18 +383,15 @@ static int tar_set_format(struct tar_writer *tw, struct report *rep)
 			     archive_error_string(a));
 		return -EINVAL;
 	}
-	if (!tw->caps.sparse)
-		return 0;
-	/*
-	 * pax: xattrs in both SCHILY.xattr records (GNU tar and star read
-	 * those) and LIBARCHIVE.xattr ones (exact whatever the bytes of the
-	 * name), libarchive's default, as bsdtar writes them. Names are
-	 * written as UTF-8, converted from UTF-8 whatever the caller's
-	 * locale, so that only a name that is not valid UTF-8 takes
-	 * hdrcharset=BINARY (with a warning of libarchive's).
-	 */
-	if (tar_names_utf8(a) != ARCHIVE_OK) {
+	if (tw->caps.sparse && tar_pax_options(a) != ARCHIVE_OK) {
 		report_fatal(rep, "--format=%s: %s", tw->format,
+			     archive_error_string(a));
+		return -EINVAL;
+	}
+	/* --options: the user's, after the defaults, so that they win */
+	if (tw->options &&
+	    archive_write_set_options(a, tw->options) != ARCHIVE_OK) {
+		report_fatal(rep, "--options=%s: %s", tw->options,
 			     archive_error_string(a));
 		return -EINVAL;
 	}
@@ -432,8 +449,10 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 		return -ENOMEM;
 	}
 	tw->fd = -1;
+	tw->out.fd = -1;
 	tw->file = o->file;
 	tw->format = o->format ? o->format : "pax";
+	tw->options = o->options;
 	tw->sparse = o->sparse;
 	nidmap_init(&tw->first, sizeof(struct tar_first));
 	ret = tar_setup(tw, rep);
@@ -630,9 +649,10 @@ static void tar_report_lost(struct tar_writer *tw, struct report *rep)
 				       (unsigned long long)n);
 		else
 			report_warning(rep, NULL,
-				       "--format=%s: %s (%llu entries)",
+				       "--format=%s: %s (%llu %s)",
 				       tw->format, tarentry_lost_text(k),
-				       (unsigned long long)n);
+				       (unsigned long long)n,
+				       report_noun(n, "entry", "entries"));
 	}
 }
 
@@ -646,34 +666,40 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 		if (m->failed)
 			report_failure(
 				rep, NULL,
-				"--format=%s: %llu entries left out, as: %s",
+				"--format=%s: %llu %s left out, as: %s",
 				tw->format, (unsigned long long)m->count,
+				report_noun(m->count, "entry", "entries"),
 				m->text);
 		else
 			report_warning(rep, NULL,
-				       "--format=%s: %llu entries, as: %s",
+				       "--format=%s: %llu %s, as: %s",
 				       tw->format, (unsigned long long)m->count,
+				       report_noun(m->count, "entry", "entries"),
 				       m->text);
 	}
 	if (tw->more_msgs)
 		report_failure(
 			rep, NULL,
-			"--format=%s: %llu more entries with other libarchive messages",
-			tw->format, (unsigned long long)tw->more_msgs);
+			"--format=%s: %llu more %s with other libarchive messages",
+			tw->format, (unsigned long long)tw->more_msgs,
+			report_noun(tw->more_msgs, "entry", "entries"));
 	if (tw->orphans)
 		report_msg(rep, FSCK_LVL_INFO,
-			   "--tar: %llu later names left out with their file",
-			   (unsigned long long)tw->orphans);
+			   "--tar: %llu later %s left out with their file",
+			   (unsigned long long)tw->orphans,
+			   report_noun(tw->orphans, "name", "names"));
 	if (tw->check_failed)
 		report_warning(
 			rep, NULL,
-			"--tar: %llu files left out, whose data or xattrs failed the check",
-			(unsigned long long)tw->check_failed);
+			"--tar: %llu %s left out, whose data or xattrs failed the check",
+			(unsigned long long)tw->check_failed,
+			report_noun(tw->check_failed, "file", "files"));
 	if (tw->spool_failed)
 		report_failure(
 			rep, NULL,
-			"--tar: %llu files left out: cannot keep their data: %s",
+			"--tar: %llu %s left out: cannot keep their data: %s",
 			(unsigned long long)tw->spool_failed,
+			report_noun(tw->spool_failed, "file", "files"),
 			strerror(tw->spool_err));
 }
 
@@ -691,11 +717,16 @@ static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
 	}
 	if (!ret && tar_failed(tw))
 		ret = -EIO;
-	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO && close(tw->fd) && !ret) {
-		report_fatal(rep, "--tar=%s: %s", tw->file, strerror(errno));
+	tw->fd = -1;
+	if (ret || !complete) {
+		outfile_discard(&tw->out);
+		return ret;
+	}
+	ret = outfile_commit(&tw->out);
+	if (ret) {
+		report_fatal(rep, "--tar=%s: %s", tw->file, strerror(-ret));
 		ret = -EIO;
 	}
-	tw->fd = -1;
 	return ret;
 }
 
@@ -724,8 +755,7 @@ void tar_close(struct tar_writer *tw)
 	tw->discard = true;
 	if (tw->a)
 		archive_write_free(tw->a);
-	if (tw->fd >= 0 && tw->fd != STDOUT_FILENO)
-		close(tw->fd);
+	outfile_discard(&tw->out);
 	if (tw->window_ready)
 		ord_window_fini(&tw->window);
 	nidmap_for_each(&tw->first, j) {

@@ -69,6 +69,7 @@ struct tar_file;
 struct tar_opts {
 	const char *file; /* "-": standard output */
 	const char *format; /* libarchive writer name; NULL: pax */
+	const char *options; /* archive_write_set_options()'s, or NULL */
 	bool sparse; /* --sparse: zero blocks are holes */
 };
 

@@ -14,6 +14,7 @@
 
 #include "erofs/inode.h"
 #include "nidmap.h"
+#include "outfile.h"
 #include "tar.h"
 #include "tarentry.h"
 #include "window.h"
@@ -30,9 +31,11 @@ struct tar_msg {
 
 struct tar_writer {
 	struct archive *a;
-	int fd;
+	int fd; /* the archive's: out's, or standard output */
+	struct outfile out; /* FILE of --tar=FILE */
 	const char *file;
 	const char *format;
+	const char *options; /* --options, or NULL */
 	struct tar_caps caps;
 	bool sparse;
 	struct ord_window window;
