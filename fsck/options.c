@@ -384,7 +384,7 @@ static bool is_root_dir(const char *d)
 /* Combinations that make no sense. */
 static void check_args(const struct fsck_cfg *cfg)
 {
-	const char *d = cfg->extract_dir;
+	const char *d = cfg->extract_dir, *why;
 
 	if (cfg->has_nid && cfg->path)
 		usage_error("%s", "--nid and --path cannot be used together");
@@ -433,6 +433,9 @@ static void check_args(const struct fsck_cfg *cfg)
 	if (cfg->tar && cfg->format && !tar_format_known(cfg->format))
 		usage_error("--format=%s: not a format libarchive writes",
 			    cfg->format);
+	if (cfg->tar && cfg->tar_options &&
+	    (why = tar_options_refused(cfg->format, cfg->tar_options)))
+		usage_error("--options=%s: %s", cfg->tar_options, why);
 	if (cfg->keep_existing && cfg->overwrite)
 		usage_error("%s", "--keep-existing and --overwrite cannot be used together");
 	if (cfg->sparse && !d && !cfg->tar)

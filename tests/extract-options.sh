@@ -11,8 +11,9 @@
 #  - owners and modes: root with --no-preserve-owner (modes kept, no
 #    set-id bits), root with --no-preserve-perms (umask applied), an
 #    ordinary user (owned by the user, umask applied, no set-id bits), an
-#    ordinary user with --preserve-perms; read-only and mode-0000
-#    directories still receive their entries;
+#    ordinary user with --preserve-perms, one with --preserve (owners
+#    refused: exit 8, and no set-id bit kept, as bsdtar -p); read-only and
+#    mode-0000 directories still receive their entries;
 #  - xattrs only with --xattrs; a DIR with a default ACL passes nothing
 #    to the extracted entries;
 #  - no progress line when stderr is not a terminal, or with --no-progress
@@ -206,9 +207,23 @@ if [ -n "$user_top" ]; then
 		tap_skip "ordinary user, --preserve-perms: modes" \
 			"cannot read mode-0000 directories"
 	fi
+	# --preserve: the owners are refused, so the set-id bits go too
+	d=$user_top/u3
+	as_user "$FSCK" --extract="$d" --preserve --path=/perms \
+		"$image" >"$scratch/stdout" 2>"$err"
+	status=$?
+	if $root && [ "$status" -eq 8 ] && grep -q "owners not set on" "$err" &&
+		[ -f "$d/mode-4755" ] && [ -z "$(find "$d" -perm /6000)" ]; then
+		tap_ok "ordinary user, --preserve: owners refused, no set-id kept"
+	elif ! $root; then
+		tap_skip "ordinary user, --preserve" "not root: owners may be ours"
+	else
+		tap_not_ok "ordinary user, --preserve (exit $status): $(find "$d" -perm /6000 | head -n 3)"
+	fi
 else
 	tap_skip "ordinary user" "no setpriv"
 	tap_skip "ordinary user, --preserve-perms" "no setpriv"
+	tap_skip "ordinary user, --preserve" "no setpriv"
 fi
 
 # xattrs only when asked

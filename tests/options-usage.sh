@@ -3,8 +3,13 @@
 # and messages that say what happened and nothing else (TAP).
 #
 # - an unknown --format, --keep-existing with --overwrite, --sparse with
-#   no output: exit 16 with one line naming the option, before IMAGE is
-#   opened (IMAGE does not exist);
+#   no output, an empty --include, --exclude=/, --modify-window without
+#   --compare, --options without --tar: exit 16 with one line naming the
+#   option and the --help hint, before IMAGE is opened (IMAGE does not
+#   exist); "--extract DIR IMAGE" hints at --extract=DIR; --extract=/tmp/..
+#   is the root and needs --force;
+# - a missing IMAGE is named once per line; -d3 counts the entries --json
+#   counts; -p beside --manifest prints the ratio on stderr;
 # - --include=./PATH selects what --include=PATH does; a pattern that
 #   selects nothing is a warning naming it (exit 0); a --files-from path
 #   not in the image is exit 8 with the verdict "check not completed",
@@ -46,6 +51,43 @@ usage "--format=bogus" --tar="$scratch/a.tar" --format=bogus
 usage "--keep-existing with --overwrite" --extract="$scratch/x" \
 	--keep-existing --overwrite
 usage "--sparse without --extract=DIR or --tar" --sparse
+usage "--include= (an empty pattern)" --include=
+usage "--exclude=/" --exclude=/
+usage "--modify-window without --compare" --modify-window=1
+usage "--options without --tar" --options=xattrheader=ALL
+
+# --extract DIR (no '='): the hint names --extract=DIR
+run_fsck "$out" "$err" --extract "$scratch/x" "$missing"
+tap_status "--extract DIR IMAGE: a hint at --extract=DIR" 16 $? \
+	"takes a directory only as --extract="
+# / however spelt needs --force
+run_fsck "$out" "$err" --extract=/tmp/.. "$img"
+tap_status "--extract=/tmp/..: the root, so it needs --force" 16 $? \
+	"extracting to / needs --force"
+# a file that cannot be opened is named once
+run_fsck "$out" "$err" "$missing"
+if [ "$(grep -o "missing.erofs" "$err" | wc -l)" -eq 2 ] &&
+	grep -q "^fsck.erofs: cannot open $missing: No such file" "$err"; then
+	tap_ok "a missing IMAGE: named once in the error, once in the verdict"
+else
+	tap_not_ok "a missing IMAGE: named once"
+fi
+# -d3's count of entries is --json's
+run_fsck "$out" "$err" -d3 --json "$img"
+n=$(sed -n 's/.* \([0-9]*\) entries$/\1/p' "$err")
+if [ -n "$n" ] && grep -q "\"entries\": $n," "$out"; then
+	tap_ok "-d3 counts $n entries, as --json does"
+else
+	tap_not_ok "-d3 counts ${n:-no} entries; --json: $(grep '"entries"' "$out")"
+fi
+# -p beside --manifest: the ratio on stderr, stdout the manifest's own
+run_fsck "$out" "$err" -p --manifest "$img"
+if [ $? -eq 0 ] && ! grep -q "Compression ratio" "$out" &&
+	grep -q "^Compression ratio: " "$err"; then
+	tap_ok "-p --manifest: the ratio on stderr"
+else
+	tap_not_ok "-p --manifest: the ratio on stderr"
+fi
 
 # a directory of the image, from its manifest
 dir=$("$FSCK" --manifest "$img" | awk '$2 == "d" && $1 != "." { print $1; exit }')
@@ -60,7 +102,10 @@ fi
 
 run_fsck "$out" "$err" --list --include='no-such-*' "$img"
 tap_status "a pattern that selects nothing: a warning naming it" 0 $? \
-	"warning: --include=no-such-\\*: selects nothing"
+	"warning: --include=no-such-\\*: selects nothing in the image$"
+run_fsck "$out" "$err" --list --exclude="$dir" --include="$dir/*" "$img"
+tap_status "an include an exclude prunes: the warning says so" 0 $? \
+	"selects nothing in the image that an --exclude leaves in"
 
 printf '%s\n' "$dir" no/such/path >"$scratch/names"
 run_fsck "$out" "$err" -d3 --files-from="$scratch/names" "$img"
@@ -76,7 +121,7 @@ fi
 # a zip holds no devices: refused, reported, and the archive is complete
 run_fsck "$out" "$err" --tar="$scratch/a.zip" --format=zip "$img"
 rc=$?
-if [ "$rc" -eq 8 ] && grep -q "entries left out" "$err" &&
+if [ "$rc" -eq 8 ] && grep -q "entry left out, as" "$err" &&
 	[ "$(tail -n1 "$err")" = "fsck.erofs: $img: archive not completed" ] &&
 	bsdtar -tf "$scratch/a.zip" >/dev/null 2>&1; then
 	tap_ok "--format=zip refusing devices: exit 8, the archive complete"
@@ -87,7 +132,7 @@ fi
 if [ -w /dev/full ]; then
 	timeout 300 "$FSCK" --tar=- "$img" >/dev/full 2>"$err"
 	rc=$?
-	if [ "$rc" -eq 8 ] && [ "$(grep -vc 'sockets are left out' "$err")" -eq 2 ] &&
+	if [ "$rc" -eq 8 ] && [ "$(grep -vc 'sockets are left out\|not valid UTF-8' "$err")" -eq 2 ] &&
 		grep -q "^fsck.erofs: --tar=-: No space left on device" "$err" &&
 		grep -q ": archive not completed$" "$err"; then
 		tap_ok "--tar=- to /dev/full: the error, then the verdict"

@@ -123,8 +123,8 @@ const char *container_content(const struct erofs_source *src)
 static int open_image_source(struct report *rep, const char *image,
 			     struct erofs_source **src)
 {
-	struct fsck_loc loc = { .label = rep->image,
-				.nid = EROFS_NO_NID,
+	/* the source's messages name the file themselves (source.h) */
+	struct fsck_loc loc = { .nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
 	int fd = -1, ret;

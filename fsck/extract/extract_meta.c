@@ -146,16 +146,20 @@ static bool x_set_xattrs(struct extractor *x, struct report *rep,
 	return ok;
 }
 
-/* chown; false when it failed other than by a refusal (counted). */
+/*
+ * chown; false when it failed other than by a refusal (counted). *owned:
+ * whether the entry has the image's owner now.
+ */
 static bool x_set_owner(struct extractor *x, struct report *rep,
 			const struct fsck_loc *loc, const struct x_obj *o,
-			const struct erofs_inode *inode)
+			const struct erofs_inode *inode, bool *owned)
 {
 	int none = 0, err;
 
 	err = o->opath ? fchownat(o->fd, "", inode->uid, inode->gid,
 				  AT_EMPTY_PATH) :
 			 fchown(o->fd, inode->uid, inode->gid);
+	*owned = !err;
 	if (!err)
 		return true;
 	err = errno;
@@ -196,19 +200,27 @@ static bool x_set_times(struct report *rep, const struct fsck_loc *loc,
 /*
  * Owner, mode, xattrs, times, in this order: chown clears set-id bits and
  * file capabilities, so mode and xattrs come after it; xattrs do not
- * change the mtime. False when something was not set.
+ * change the mtime. An entry whose owner could not be set keeps no
+ * set-id bit (as bsdtar -p): they would grant the extracting user's
+ * rights, not the image's owner's. False when something was not set.
  */
 bool x_apply(struct extractor *x, struct report *rep,
 	     const struct fsck_loc *loc, const struct x_obj *o,
 	     const struct erofs_inode *inode, uint16_t mode,
 	     const struct xattr_list *xl, bool chmod_needed)
 {
-	bool ok = true;
+	const mode_t setids = S_ISUID | S_ISGID;
+	mode_t m = x_mode(x, mode);
+	bool ok = true, owned = true;
 
 	if (o->chown)
-		ok &= x_set_owner(x, rep, loc, o, inode);
+		ok &= x_set_owner(x, rep, loc, o, inode, &owned);
+	if (!owned && (m & setids)) {
+		m &= ~setids;
+		chmod_needed = true;
+	}
 	if (chmod_needed && !S_ISLNK(mode))
-		ok &= x_set_mode(rep, loc, o, x_mode(x, mode));
+		ok &= x_set_mode(rep, loc, o, m);
 	ok &= x_set_xattrs(x, rep, loc, o, xl, S_ISDIR(mode));
 	ok &= x_set_times(rep, loc, o, inode);
 	return ok;

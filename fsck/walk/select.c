@@ -825,11 +825,15 @@ int select_report_missing(const struct selector *s, struct report *rep,
 		report_failure(rep, &loc,
 			       "named by --files-from, not in the image");
 	}
+	/* an excluded directory is not walked: what it holds is unknown */
 	for (i = 0; i < r->npats; i++)
 		if (!r->pats[i].exclude && !r->pats[i].matched)
 			report_warning(rep, NULL,
-				       "--include=%s: selects nothing in the image",
-				       r->pats[i].given);
+				       "--include=%s: selects nothing in the image%s",
+				       r->pats[i].given,
+				       r->npats > r->nincludes ?
+					       " that an --exclude leaves in" :
+					       "");
 	ret = path.failed ? -ENOMEM : 0;
 	sb_release(&path);
 	return ret;

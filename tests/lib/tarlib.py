@@ -22,11 +22,15 @@ UNPACK = {
 
 # bsdtar leaves the mtime of "." alone, and restores an xattr whose name
 # libarchive URL-encodes ('=', '%', bytes outside printable ASCII) under
-# that encoded name too, from the SCHILY.xattr record libarchive writes
-# beside the LIBARCHIVE.xattr one (as from bsdtar's own archives)
-BSDTAR_IGNORES = {"root_mtime": True, "schily_copies": True,
-                  "what": " (but the mtime of \".\", and the URL-encoded "
-                          "copies of odd xattr names)"}
+# that encoded name, from the SCHILY.xattr record, the only one fsck.erofs
+# writes by default (with --options=xattrheader=ALL, under both names)
+BSDTAR_IGNORES = {"root_mtime": True, "schily_names": True,
+                  "what": " (but the mtime of \".\", and odd xattr names "
+                          "URL-encoded)"}
+# the same, for an archive written with --options=xattrheader=ALL
+BSDTAR_ALL_IGNORES = {"root_mtime": True, "schily_copies": True,
+                      "what": " (but the mtime of \".\", and the "
+                              "URL-encoded copies of odd xattr names)"}
 # GNU tar sets a pax mtime before 1970 with a fraction one second early
 # (the "-1.5" of times/minus-half comes back as -2.5); it restores xattrs
 # from the SCHILY.xattr records, where libarchive URL-encodes odd names

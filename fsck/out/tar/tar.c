@@ -107,7 +107,9 @@ static bool tar_header_written(struct tar_writer *tw, int ret)
 		 * A name that is not UTF-8 is stored as its bytes with
 		 * hdrcharset=BINARY (tar_names_utf8()): exact, as meant.
 		 */
-		if (!tar_name_untranslated(tw))
+		if (tar_name_untranslated(tw))
+			tw->binary_names++;
+		else
 			tar_note(tw, false);
 		return true;
 	case ARCHIVE_FAILED:
@@ -126,7 +128,11 @@ static int tar_put(struct tar_writer *tw, const void *buf, size_t len)
 	while (len) {
 		n = archive_write_data(tw->a, buf, len);
 		if (n <= 0) {
-			tar_break(tw, EIO, archive_error_string(tw->a));
+			/* a writer that takes no data may not say why */
+			tar_break(tw, EIO,
+				  archive_error_string(tw->a) ?
+					  archive_error_string(tw->a) :
+					  "the format's writer took none of a file's data");
 			return -EIO;
 		}
 		buf = (const uint8_t *)buf + n;
@@ -324,6 +330,25 @@ bool tar_format_known(const char *name)
 
 	archive_write_free(a);
 	return known;
+}
+
+const char *tar_options_refused(const char *format, const char *options)
+{
+	static char why[256];
+	struct archive *a = archive_write_new();
+	const char *refused = "out of memory";
+
+	if (a && archive_write_set_format_by_name(a, format ? format : "pax") ==
+			 ARCHIVE_OK) {
+		refused = NULL;
+		if (archive_write_set_options(a, options) != ARCHIVE_OK) {
+			snprintf(why, sizeof(why), "%s",
+				 archive_error_string(a));
+			refused = why;
+		}
+	}
+	archive_write_free(a);
+	return refused;
 }
 
 /*
@@ -683,6 +708,13 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 			"--format=%s: %llu more %s with other libarchive messages",
 			tw->format, (unsigned long long)tw->more_msgs,
 			report_noun(tw->more_msgs, "entry", "entries"));
+	if (tw->binary_names)
+		report_warning(
+			rep, NULL,
+			"--tar: %llu %s not valid UTF-8, stored as %s bytes with hdrcharset=BINARY (GNU tar warns of the keyword, and restores the bytes)",
+			(unsigned long long)tw->binary_names,
+			report_noun(tw->binary_names, "name", "names"),
+			report_noun(tw->binary_names, "its", "their"));
 	if (tw->orphans)
 		report_msg(rep, FSCK_LVL_INFO,
 			   "--tar: %llu later %s left out with their file",

@@ -79,6 +79,12 @@ struct tar_opts {
 bool tar_format_known(const char *name);
 
 /*
+ * Does the writer of format (NULL: pax) take --options=options? NULL if
+ * it does, else libarchive's reason (static storage, until the next call).
+ */
+const char *tar_options_refused(const char *format, const char *options);
+
+/*
  * Open the archive and add it to l, as the output (output.h) that wants
  * xattrs and data; 0 or a negative errno (reported).
  */
@@ -156,6 +162,12 @@ void tar_close(struct tar_writer *tw);
 static inline bool tar_format_known(const char *name)
 {
 	return true;
+}
+
+static inline const char *tar_options_refused(const char *format,
+					      const char *options)
+{
+	return NULL;
 }
 
 static inline int tar_add_output(struct outputs *l, const struct tar_opts *o,

@@ -56,6 +56,7 @@ struct tar_writer {
 	unsigned int nmsgs;
 	uint64_t more_msgs;
 	uint64_t orphans; /* later names of a left-out file */
+	uint64_t binary_names; /* not UTF-8: stored as bytes */
 	int err; /* why the archive broke */
 	char *errtext;
 };

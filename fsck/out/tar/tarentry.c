@@ -27,7 +27,7 @@ static const char *const lost_text[TAR_LOST_KINDS] = {
 	[TAR_LOST_LINKS] = "later names of hard-linked files are left out",
 	[TAR_LOST_SOCKETS] = "sockets are left out",
 	[TAR_LOST_XATTR_NAMES] =
-		"xattr names with '=', '%' or bytes outside printable ASCII are URL-encoded in SCHILY.xattr records (GNU tar restores them under the encoded names, bsdtar under both)",
+		"xattr names with '=', '%' or bytes outside printable ASCII are URL-encoded in SCHILY.xattr records (GNU tar and bsdtar restore them under the encoded names; --options=xattrheader=ALL adds records bsdtar restores exactly)",
 	[TAR_LOST_DATELESS] =
 		"mtimes too far from 1970 for a calendar date are set to the nearest 32-bit time",
 };
