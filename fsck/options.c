@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* fsck.erofs: the command line, into a struct fsck_cfg. */
+#ifdef HAVE_LIBARCHIVE
+#include <archive.h>
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -9,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erofs/decompress.h"
+#include "erofs/format.h"
 #include "erofs/lp.h"
 #include "fsck.h"
 #include "inputs.h"
@@ -109,8 +114,8 @@ static const char usage_text[] =
 	"Options:\n"
 	"  -V, --version          print the version number and exit\n"
 	"  -d N                   message level: 0 errors only, 2 warnings\n"
-	"                         (default), 3 information, 7 and above\n"
-	"                         debugging (maximum 9)\n"
+	"                         (default), 3 information, 7 debugging\n"
+	"                         (0 to 9: 1 is 0, 4 to 6 are 3, 8 and 9 are 7)\n"
 	"  -p                     print the total compression ratio of files\n"
 	"  -a, -A, -y             accepted for fsck(8); no effect\n"
 	"  -j, --jobs=N           N threads (default: the CPUs to run on; 1: none)\n"
@@ -224,6 +229,26 @@ static void __attribute__((format(printf, 1, 2))) usage_error(const char *fmt,
 	va_end(ap);
 	fputs("\nTry '" PROG " --help' for more information.\n", stderr);
 	exit(FSCK_EXIT_USAGE);
+}
+
+/* The codecs compiled in, and what writes archives: -V and --help. */
+static void print_codecs(void)
+{
+	const struct erofs_codec *c;
+	unsigned int alg;
+
+	fputs("\nCodecs:", stdout);
+	for (alg = 0; alg < Z_EROFS_COMPRESSION_MAX; alg++) {
+		c = erofs_codec_get(alg);
+		if (c)
+			printf(" %s%s", c->name,
+			       c->available ? "" : " (not built)");
+	}
+#ifdef HAVE_LIBARCHIVE
+	puts("\nArchives (--tar): libarchive " ARCHIVE_VERSION_ONLY_STRING);
+#else
+	puts("\nArchives (--tar): none, built without libarchive");
+#endif
 }
 
 static uint64_t parse_u64(const char *s, const char *what)
@@ -510,9 +535,11 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 		case 'V':
 			printf(PROG " (%s) %s\n", PACKAGE_NAME,
 			       PACKAGE_VERSION);
+			print_codecs();
 			exit(FSCK_EXIT_OK);
 		case 'h':
 			fputs(usage_text, stdout);
+			print_codecs();
 			exit(FSCK_EXIT_OK);
 		case 'd':
 			parse_level(cfg, optarg);

@@ -9,7 +9,8 @@
 #   exist); "--extract DIR IMAGE" hints at --extract=DIR; --extract=/tmp/..
 #   is the root and needs --force;
 # - a missing IMAGE is named once per line; -d3 counts the entries --json
-#   counts; -p beside --manifest prints the ratio on stderr;
+#   counts; -p beside --manifest prints the ratio on stderr; -V and
+#   --help list the codecs;
 # - --include=./PATH selects what --include=PATH does; a pattern that
 #   selects nothing is a warning naming it (exit 0); a --files-from path
 #   not in the image is exit 8 with the verdict "check not completed",
@@ -55,6 +56,16 @@ usage "--include= (an empty pattern)" --include=
 usage "--exclude=/" --exclude=/
 usage "--modify-window without --compare" --modify-window=1
 usage "--options without --tar" --options=xattrheader=ALL
+
+# -V and --help name the codecs of the build
+for opt in -V --help; do
+	run_fsck "$out" "$err" "$opt"
+	if [ $? -eq 0 ] && grep -q "^Codecs: lz4.* lzma.* deflate.* zstd" "$out"; then
+		tap_ok "$opt lists the codecs: $(grep "^Codecs:" "$out")"
+	else
+		tap_not_ok "$opt lists the codecs" "$out"
+	fi
+done
 
 # --extract DIR (no '='): the hint names --extract=DIR
 run_fsck "$out" "$err" --extract "$scratch/x" "$missing"
