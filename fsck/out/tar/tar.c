@@ -59,8 +59,11 @@ bool tar_failed(const struct tar_writer *tw)
 	return __atomic_load_n(&tw->failed, __ATOMIC_ACQUIRE);
 }
 
-/* Count libarchive's message by kind: its text up to a quoted name. */
-static void tar_note(struct tar_writer *tw, bool failed)
+/*
+ * Count libarchive's message about entry name by kind: its text up to a
+ * quoted name.
+ */
+static void tar_note(struct tar_writer *tw, bool failed, const char *name)
 {
 	const char *s = archive_error_string(tw->a);
 	struct tar_msg *m;
@@ -74,7 +77,7 @@ static void tar_note(struct tar_writer *tw, bool failed)
 		m = &tw->msgs[i];
 		if (m->failed == failed && m->kindlen == kind &&
 		    !strncmp(m->text, s, kind)) {
-			m->count++;
+			tar_named_add(&m->entries, name, tw->all_names);
 			return;
 		}
 	}
@@ -84,8 +87,8 @@ static void tar_note(struct tar_writer *tw, bool failed)
 	}
 	m = &tw->msgs[tw->nmsgs++];
 	m->kindlen = kind;
-	m->count = 1;
 	m->failed = failed;
+	tar_named_add(&m->entries, name, tw->all_names);
 }
 
 /* libarchive's word that a name went in as bytes, not as UTF-8. */
@@ -96,8 +99,9 @@ static bool tar_name_untranslated(struct tar_writer *tw)
 	return s && !strncmp(s, "Can't translate ", 16);
 }
 
-/* Was the header written? Notes what libarchive said. */
-static bool tar_header_written(struct tar_writer *tw, int ret)
+/* Was the header of entry name written? Notes what libarchive said. */
+static bool tar_header_written(struct tar_writer *tw, int ret,
+			       const char *name)
 {
 	switch (ret) {
 	case ARCHIVE_OK:
@@ -108,12 +112,12 @@ static bool tar_header_written(struct tar_writer *tw, int ret)
 		 * hdrcharset=BINARY (tar_names_utf8()): exact, as meant.
 		 */
 		if (tar_name_untranslated(tw))
-			tw->binary_names++;
+			tar_named_add(&tw->binary_names, name, tw->all_names);
 		else
-			tar_note(tw, false);
+			tar_note(tw, false, name);
 		return true;
 	case ARCHIVE_FAILED:
-		tar_note(tw, true);
+		tar_note(tw, true, name);
 		return false;
 	default:
 		tar_break(tw, EIO, archive_error_string(tw->a));
@@ -258,7 +262,8 @@ static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 					(la_int64_t)tf->item.seq + 1);
 	if (tf->kind == TAR_LINK && !tar_link_to_first(tw, tf))
 		return;
-	if (!tar_header_written(tw, archive_write_header(tw->a, tf->entry)))
+	if (!tar_header_written(tw, archive_write_header(tw->a, tf->entry),
+				tf->name))
 		return;
 	if (tf->kind == TAR_FILE && tar_put_data(tw, tf))
 		return;
@@ -475,6 +480,8 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 	}
 	tw->fd = -1;
 	tw->out.fd = -1;
+	tw->all_names = rep->level >= FSCK_LVL_INFO;
+	tar_losses_init(&tw->losses, tw->all_names);
 	tw->file = o->file;
 	tw->format = o->format ? o->format : "pax";
 	tw->options = o->options;
@@ -536,7 +543,7 @@ static int tar_add(struct tar_writer *tw, const struct walk_entry *e,
 	if (!tf)
 		return -ENOMEM;
 	tf->entry = tarentry_new(&tw->caps, tf->name, e->inode, target, xl,
-				 tw->lost);
+				 &tw->losses);
 	if (!tf->entry) {
 		tar_file_free(tf);
 		return -ENOMEM;
@@ -547,11 +554,17 @@ static int tar_add(struct tar_writer *tw, const struct walk_entry *e,
 	return 0;
 }
 
+/* An entry's name in the report: its path below the start, "." for it. */
+static const char *tar_entry_name(const struct walk_entry *e)
+{
+	return e->rellen ? e->rel : ".";
+}
+
 int tar_node(struct tar_writer *tw, const struct walk_entry *e,
 	     const char *target, const struct xattr_list *xl)
 {
 	if (S_ISSOCK(e->inode->mode)) {
-		tarentry_lose(tw->lost, TAR_LOST_SOCKETS);
+		tar_losses_add(&tw->losses, TAR_LOST_SOCKETS, tar_entry_name(e));
 		return 0;
 	}
 	return tar_add(tw, e, TAR_NODE, target, xl);
@@ -562,7 +575,7 @@ int tar_link(struct tar_writer *tw, const struct walk_entry *e)
 	if (S_ISSOCK(e->inode->mode))
 		return 0;
 	if (tw->caps.links == TAR_LINKS_NONE) {
-		tarentry_lose(tw->lost, TAR_LOST_LINKS);
+		tar_losses_add(&tw->losses, TAR_LOST_LINKS, tar_entry_name(e));
 		return 0;
 	}
 	return tar_add(tw, e, TAR_LINK, NULL, NULL);
@@ -649,7 +662,7 @@ void tar_file_done(struct tar_file *tf, bool ok, bool failed,
 		__atomic_add_fetch(&tw->check_failed, 1, __ATOMIC_RELAXED);
 	if (tf->ok) {
 		tf->entry = tarentry_new(&tw->caps, tf->name, &tf->inode, NULL,
-					 xl, tw->lost);
+					 xl, &tw->losses);
 		tf->ok = tf->entry != NULL;
 		if (tf->entry)
 			tar_sparse_map(tf);
@@ -659,48 +672,72 @@ void tar_file_done(struct tar_file *tf, bool ok, bool failed,
 	ord_window_complete(&tw->window, &tf->item);
 }
 
+/*
+ * The names a report line of n ends with: none when the one entry is
+ * named by libarchive's own text already.
+ */
+static void tar_names_of(const struct tar_named *n, const char *text,
+			 struct strbuf *sb)
+{
+	sb_reset(sb);
+	if (n->count == 1 && n->names.s && text && strstr(text, n->names.s))
+		return;
+	tar_named_text(n, sb);
+}
+
 static void tar_report_lost(struct tar_writer *tw, struct report *rep)
 {
+	struct strbuf names = STRBUF_INIT;
+	const struct tar_named *n;
 	unsigned int k;
-	uint64_t n;
 
 	for (k = 0; k < TAR_LOST_KINDS; k++) {
-		n = __atomic_load_n(&tw->lost[k], __ATOMIC_RELAXED);
-		if (!n)
+		n = &tw->losses.kind[k];
+		if (!n->count)
 			continue;
+		tar_names_of(n, NULL, &names);
 		if (k == TAR_LOST_SOCKETS)
-			report_warning(rep, NULL, "--tar: %s (%llu)",
+			report_warning(rep, NULL, "--tar: %s (%llu%s)",
 				       tarentry_lost_text(k),
-				       (unsigned long long)n);
+				       (unsigned long long)n->count,
+				       names.len ? names.s : "");
 		else
 			report_warning(rep, NULL,
-				       "--format=%s: %s (%llu %s)",
+				       "--format=%s: %s (%llu %s%s)",
 				       tw->format, tarentry_lost_text(k),
-				       (unsigned long long)n,
-				       report_noun(n, "entry", "entries"));
+				       (unsigned long long)n->count,
+				       report_noun(n->count, "entry", "entries"),
+				       names.len ? names.s : "");
 	}
+	sb_release(&names);
 }
 
 static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 {
+	struct strbuf names = STRBUF_INIT;
 	const struct tar_msg *m;
 	unsigned int i;
 
 	for (i = 0; i < tw->nmsgs; i++) {
 		m = &tw->msgs[i];
+		tar_names_of(&m->entries, m->text, &names);
 		if (m->failed)
 			report_failure(
 				rep, NULL,
-				"--format=%s: %llu %s left out, as: %s",
-				tw->format, (unsigned long long)m->count,
-				report_noun(m->count, "entry", "entries"),
-				m->text);
+				"--format=%s: %llu %s left out, as: %s%s",
+				tw->format,
+				(unsigned long long)m->entries.count,
+				report_noun(m->entries.count, "entry",
+					    "entries"),
+				m->text, names.len ? names.s : "");
 		else
-			report_warning(rep, NULL,
-				       "--format=%s: %llu %s, as: %s",
-				       tw->format, (unsigned long long)m->count,
-				       report_noun(m->count, "entry", "entries"),
-				       m->text);
+			report_warning(
+				rep, NULL, "--format=%s: %llu %s, as: %s%s",
+				tw->format,
+				(unsigned long long)m->entries.count,
+				report_noun(m->entries.count, "entry",
+					    "entries"),
+				m->text, names.len ? names.s : "");
 	}
 	if (tw->more_msgs)
 		report_failure(
@@ -708,13 +745,16 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 			"--format=%s: %llu more %s with other libarchive messages",
 			tw->format, (unsigned long long)tw->more_msgs,
 			report_noun(tw->more_msgs, "entry", "entries"));
-	if (tw->binary_names)
+	if (tw->binary_names.count) {
+		tar_names_of(&tw->binary_names, NULL, &names);
 		report_warning(
 			rep, NULL,
-			"--tar: %llu %s not valid UTF-8, stored as %s bytes with hdrcharset=BINARY (GNU tar warns of the keyword, and restores the bytes)",
-			(unsigned long long)tw->binary_names,
-			report_noun(tw->binary_names, "name", "names"),
-			report_noun(tw->binary_names, "its", "their"));
+			"--tar: %llu %s not valid UTF-8, stored as %s bytes with hdrcharset=BINARY (GNU tar warns of the keyword, and restores the bytes)%s",
+			(unsigned long long)tw->binary_names.count,
+			report_noun(tw->binary_names.count, "name", "names"),
+			report_noun(tw->binary_names.count, "its", "their"),
+			names.len ? names.s : "");
+	}
 	if (tw->orphans)
 		report_msg(rep, FSCK_LVL_INFO,
 			   "--tar: %llu later %s left out with their file",
@@ -733,6 +773,7 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 			(unsigned long long)tw->spool_failed,
 			report_noun(tw->spool_failed, "file", "files"),
 			strerror(tw->spool_err));
+	sb_release(&names);
 }
 
 static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
@@ -795,8 +836,12 @@ void tar_close(struct tar_writer *tw)
 		free(((struct tar_first *)nidmap_val(&tw->first, j))->target);
 	}
 	nidmap_fini(&tw->first);
-	for (i = 0; i < tw->nmsgs; i++)
+	for (i = 0; i < tw->nmsgs; i++) {
 		free(tw->msgs[i].text);
+		tar_named_fini(&tw->msgs[i].entries);
+	}
+	tar_losses_fini(&tw->losses);
+	tar_named_fini(&tw->binary_names);
 	free(tw->errtext);
 	free(tw->io);
 	free(tw->zeros);

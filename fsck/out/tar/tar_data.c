@@ -175,7 +175,7 @@ void tar_sparse_map(struct tar_file *tf)
 	if (!n)
 		return;
 	if (!tf->tw->caps.sparse) {
-		tarentry_lose(tf->tw->lost, TAR_LOST_SPARSE);
+		tar_losses_add(&tf->tw->losses, TAR_LOST_SPARSE, tf->name);
 		return;
 	}
 	for (i = 0; i < n; pos = h[i].off + h[i].len, i++)

@@ -16,6 +16,7 @@
 #include "nidmap.h"
 #include "outfile.h"
 #include "tar.h"
+#include "tar_named.h"
 #include "tarentry.h"
 #include "window.h"
 
@@ -25,7 +26,7 @@
 struct tar_msg {
 	char *text; /* the first message of its kind */
 	size_t kindlen; /* the kind: up to the first quote */
-	uint64_t count;
+	struct tar_named entries;
 	bool failed; /* the entries were left out */
 };
 
@@ -43,7 +44,8 @@ struct tar_writer {
 	void (*flush)(void *arg); /* the scheduler's, tar_set_flush() */
 	void *flush_arg;
 	uint64_t seq; /* walker: the next entry's */
-	uint64_t lost[TAR_LOST_KINDS]; /* atomic */
+	struct tar_losses losses;
+	bool all_names; /* -d3: every entry named in the report */
 	uint64_t spool_failed; /* atomic: files left out */
 	uint64_t check_failed; /* atomic: left out, their check failed */
 	int spool_err; /* atomic: errno of one of them */
@@ -56,7 +58,7 @@ struct tar_writer {
 	unsigned int nmsgs;
 	uint64_t more_msgs;
 	uint64_t orphans; /* later names of a left-out file */
-	uint64_t binary_names; /* not UTF-8: stored as bytes */
+	struct tar_named binary_names; /* not UTF-8: stored as bytes */
 	int err; /* why the archive broke */
 	char *errtext;
 };

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "erofs/inode.h"
+#include "tar_named.h"
 #include "tarentry.h"
 #include "xattr_list.h"
 
@@ -30,6 +31,8 @@ static const char *const lost_text[TAR_LOST_KINDS] = {
 		"xattr names with '=', '%' or bytes outside printable ASCII are URL-encoded in SCHILY.xattr records (GNU tar and bsdtar restore them under the encoded names; --options=xattrheader=ALL adds records bsdtar restores exactly)",
 	[TAR_LOST_DATELESS] =
 		"mtimes too far from 1970 for a calendar date are set to the nearest 32-bit time",
+	[TAR_LOST_TIME_RANGE] =
+		"mtimes outside the range its time fields hold are set to the nearest end of it",
 };
 
 const char *tarentry_lost_text(enum tar_lost kind)
@@ -37,11 +40,54 @@ const char *tarentry_lost_text(enum tar_lost kind)
 	return lost_text[kind];
 }
 
+/* 1980-01-01, the first time of a DOS date (zip) */
+#define TAR_DOS_EPOCH 315532800LL
+/* iso9660's dates count years from 1900 in a byte: 1900 to 2155 */
+#define TAR_ISO_FIRST (-2208988800LL)
+#define TAR_ISO_LAST 5869583999LL
+
+/*
+ * The mtimes a format's fields hold, as libarchive writes them: outside,
+ * a writer wraps or clamps without a word (measured with bsdtar -tv).
+ */
+static void tarentry_time_range(int fmt, struct tar_caps *caps)
+{
+	caps->time_min = INT64_MIN;
+	caps->time_max = INT64_MAX;
+	switch (fmt) {
+	case ARCHIVE_FORMAT_CPIO_POSIX: /* 11 octal digits */
+		caps->time_min = 0;
+		caps->time_max = 077777777777LL;
+		break;
+	case ARCHIVE_FORMAT_CPIO_SVR4_NOCRC: /* 8 hex digits */
+	case ARCHIVE_FORMAT_CPIO_SVR4_CRC:
+	case ARCHIVE_FORMAT_CPIO_BIN_LE: /* two 16-bit words */
+	case ARCHIVE_FORMAT_CPIO_BIN_BE:
+		caps->time_min = 0;
+		caps->time_max = UINT32_MAX;
+		break;
+	case ARCHIVE_FORMAT_TAR_GNUTAR: /* negative times become 0 */
+	case ARCHIVE_FORMAT_7ZIP:
+		caps->time_min = 0;
+		break;
+	case ARCHIVE_FORMAT_ZIP: /* a DOS date, and a 32-bit Unix time */
+		caps->time_min = TAR_DOS_EPOCH;
+		caps->time_max = INT32_MAX;
+		break;
+	case ARCHIVE_FORMAT_ISO9660:
+	case ARCHIVE_FORMAT_ISO9660_ROCKRIDGE:
+		caps->time_min = TAR_ISO_FIRST;
+		caps->time_max = TAR_ISO_LAST;
+		break;
+	}
+}
+
 void tarentry_caps(struct archive *a, struct tar_caps *caps)
 {
 	int fmt = archive_format(a);
 
 	memset(caps, 0, sizeof(*caps));
+	tarentry_time_range(fmt, caps);
 	if (fmt == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE ||
 	    fmt == ARCHIVE_FORMAT_TAR_PAX_RESTRICTED) {
 		caps->xattrs = caps->acls = caps->nsec = caps->sparse = true;
@@ -67,10 +113,6 @@ void tarentry_caps(struct archive *a, struct tar_caps *caps)
 	}
 }
 
-void tarentry_lose(uint64_t *lost, enum tar_lost kind)
-{
-	__atomic_add_fetch(&lost[kind], 1, __ATOMIC_RELAXED);
-}
 
 static uint32_t get_le(const uint8_t *p, unsigned int bytes)
 {
@@ -144,7 +186,8 @@ static int acl_add(struct archive_entry *ae, int type, const uint8_t *v,
  * extraction, setting the ACL, gives the inode's mode back.
  */
 static int add_acl(const struct tar_caps *caps, struct archive_entry *ae,
-		   const struct xattr_item *it, uint64_t *lost)
+		   const struct xattr_item *it, struct tar_losses *lost,
+		   const char *name)
 {
 	int type;
 
@@ -157,7 +200,7 @@ static int add_acl(const struct tar_caps *caps, struct archive_entry *ae,
 	if (!acl_valid(it->value, it->len))
 		return 1;
 	if (!caps->acls) {
-		tarentry_lose(lost, TAR_LOST_ACLS);
+		tar_losses_add(lost, TAR_LOST_ACLS, name);
 		return 0;
 	}
 	return acl_add(ae, type, it->value, it->len);
@@ -181,14 +224,15 @@ static bool xattr_name_encoded(const struct xattr_item *it)
 }
 
 static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
-		      const struct xattr_list *xl, uint64_t *lost)
+		      const struct xattr_list *xl, struct tar_losses *lost,
+		      const char *name)
 {
 	bool dropped = false, encoded = false;
 	size_t i;
 	int ret;
 
 	for (i = 0; xl && i < xl->n; i++) {
-		ret = add_acl(caps, ae, &xl->items[i], lost);
+		ret = add_acl(caps, ae, &xl->items[i], lost, name);
 		if (ret <= 0) {
 			if (ret < 0)
 				return ret;
@@ -205,9 +249,9 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 				      xattr_name_encoded(&xl->items[i]));
 	}
 	if (dropped)
-		tarentry_lose(lost, TAR_LOST_XATTRS);
+		tar_losses_add(lost, TAR_LOST_XATTRS, name);
 	if (encoded)
-		tarentry_lose(lost, TAR_LOST_XATTR_NAMES);
+		tar_losses_add(lost, TAR_LOST_XATTR_NAMES, name);
 	return 0;
 }
 
@@ -222,16 +266,22 @@ static int add_xattrs(const struct tar_caps *caps, struct archive_entry *ae,
 #define TAR_DATED_SECONDS (1LL << 55)
 
 static int64_t tarentry_mtime(const struct tar_caps *caps, int64_t mtime,
-			      uint64_t *lost)
+			      struct tar_losses *lost, const char *name)
 {
 	time_t t = (time_t)mtime;
 	struct tm tm;
 
+	if (mtime < caps->time_min || mtime > caps->time_max) {
+		tar_losses_add(lost, TAR_LOST_TIME_RANGE, name);
+		mtime = mtime < caps->time_min ? caps->time_min :
+						 caps->time_max;
+	}
+	t = (time_t)mtime;
 	if (!caps->dates ||
 	    (mtime > -TAR_DATED_SECONDS && mtime < TAR_DATED_SECONDS) ||
 	    (t == mtime && localtime_r(&t, &tm) && gmtime_r(&t, &tm)))
 		return mtime;
-	tarentry_lose(lost, TAR_LOST_DATELESS);
+	tar_losses_add(lost, TAR_LOST_DATELESS, name);
 	return mtime < 0 ? INT32_MIN : INT32_MAX;
 }
 
@@ -239,7 +289,8 @@ struct archive_entry *tarentry_new(const struct tar_caps *caps,
 				   const char *name,
 				   const struct erofs_inode *inode,
 				   const char *target,
-				   const struct xattr_list *xl, uint64_t *lost)
+				   const struct xattr_list *xl,
+				   struct tar_losses *lost)
 {
 	struct archive_entry *ae = archive_entry_new();
 
@@ -249,10 +300,10 @@ struct archive_entry *tarentry_new(const struct tar_caps *caps,
 	archive_entry_set_mode(ae, inode->mode);
 	archive_entry_set_uid(ae, inode->uid);
 	archive_entry_set_gid(ae, inode->gid);
-	archive_entry_set_mtime(ae, tarentry_mtime(caps, inode->mtime, lost),
+	archive_entry_set_mtime(ae, tarentry_mtime(caps, inode->mtime, lost, name),
 				inode->mtime_nsec);
 	if (inode->mtime_nsec && !caps->nsec)
-		tarentry_lose(lost, TAR_LOST_NSEC);
+		tar_losses_add(lost, TAR_LOST_NSEC, name);
 	if (S_ISREG(inode->mode))
 		archive_entry_set_size(ae, (la_int64_t)inode->size);
 	else if (target && caps->links == TAR_LINKS_INODE)
@@ -267,7 +318,7 @@ struct archive_entry *tarentry_new(const struct tar_caps *caps,
 	}
 	if (target)
 		archive_entry_copy_symlink(ae, target);
-	if (add_xattrs(caps, ae, xl, lost)) {
+	if (add_xattrs(caps, ae, xl, lost, name)) {
 		archive_entry_free(ae);
 		return NULL;
 	}

@@ -18,6 +18,7 @@ struct archive;
 struct archive_entry;
 struct erofs_inode;
 struct xattr_list;
+struct tar_losses;
 
 /* Kinds of what a format cannot hold, counted per entry. */
 enum tar_lost {
@@ -29,6 +30,7 @@ enum tar_lost {
 	TAR_LOST_SOCKETS,
 	TAR_LOST_XATTR_NAMES, /* pax: names SCHILY.xattr holds encoded */
 	TAR_LOST_DATELESS, /* mtimes that have no calendar date */
+	TAR_LOST_TIME_RANGE, /* mtimes outside what the fields hold */
 	TAR_LOST_KINDS
 };
 
@@ -50,19 +52,18 @@ struct tar_caps {
 	bool inodes;
 	/* the writer turns times into calendar dates (zip, iso9660, xar) */
 	bool dates;
+	/* the mtimes its fields hold; others are set to the nearest */
+	int64_t time_min, time_max;
 };
 
 void tarentry_caps(struct archive *a, struct tar_caps *caps);
-
-/* Count one entry that lost something of this kind (atomic). */
-void tarentry_lose(uint64_t *lost, enum tar_lost kind);
 
 /* "xattrs are left out", for the report. */
 const char *tarentry_lost_text(enum tar_lost kind);
 
 /*
  * A new entry named name for inode (target: a symlink's), with the xattrs
- * and ACLs of xl; lost[kind] counts what caps cannot hold. Every entry
+ * and ACLs of xl; lost counts what caps cannot hold, with name. Every entry
  * has a size (cpio requires one): a regular file's, a symlink target's
  * length where the format stores targets as data, else 0. NULL when
  * memory runs out.
@@ -71,6 +72,7 @@ struct archive_entry *tarentry_new(const struct tar_caps *caps,
 				   const char *name,
 				   const struct erofs_inode *inode,
 				   const char *target,
-				   const struct xattr_list *xl, uint64_t *lost);
+				   const struct xattr_list *xl,
+				   struct tar_losses *lost);
 
 #endif
