@@ -208,6 +208,9 @@ static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 		return erofs_io_pread(&img->devs[0], mb->data, len, pos,
 				      &ctx->err);
 
+	/* decoded metabox extents are shared: a thrashed block costs a copy */
+	if (space == EROFS_SPACE_METABOX && img->meta_cache)
+		return erofs_metabox_read(ctx, pos, mb->data, len);
 	inode = space == EROFS_SPACE_METABOX ? &img->metabox : &img->packed;
 	sub = erofs_ctx_nested(ctx);
 	if (!sub)

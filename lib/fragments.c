@@ -70,6 +70,8 @@ struct frag_entry {
 };
 
 struct erofs_frag_cache {
+	const struct erofs_inode *inode; /* whose extents: packed, metabox */
+	bool may_help; /* readers waiting run erofs_ctx.help (packed only) */
 	pthread_mutex_t lock;
 	pthread_cond_t decoded;		/* an entry became ready or failed */
 	size_t budget;
@@ -207,15 +209,13 @@ size_t erofs_frag_cache_budget(unsigned int threads)
 					      : EROFS_FRAG_CACHE_BUDGET;
 }
 
-int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
-			    struct erofs_err *err)
+/* A cache of the decoded extents of inode, at most budget bytes. */
+static int frag_cache_new(const struct erofs_inode *inode, size_t budget,
+			  bool may_help, struct erofs_frag_cache **out,
+			  struct erofs_err *err)
 {
-	struct erofs_frag_cache *fc;
+	struct erofs_frag_cache *fc = calloc(1, sizeof(*fc));
 
-	erofs_frag_cache_destroy(img);
-	if (!frag_cache_useful(img))
-		return 0;
-	fc = calloc(1, sizeof(*fc));
 	if (!fc)
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "out of memory for the fragment cache");
@@ -230,16 +230,44 @@ int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "cannot set up the fragment cache lock");
 	}
+	fc->inode = inode;
+	fc->may_help = may_help;
 	fc->budget = budget;
 	fc->st.budget = budget;
 	fc->lru.prev = fc->lru.next = &fc->lru;
-	if (frag_seen_init(fc, &img->packed)) {
+	if (frag_seen_init(fc, inode)) {
 		frag_cache_free(fc);
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "out of memory for the fragment cache");
 	}
-	img->frag_cache = fc;
+	*out = fc;
 	return 0;
+}
+
+int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
+			    struct erofs_err *err)
+{
+	erofs_frag_cache_destroy(img);
+	if (!frag_cache_useful(img))
+		return 0;
+	return frag_cache_new(&img->packed, budget, true, &img->frag_cache,
+			      err);
+}
+
+int erofs_meta_cache_create(struct erofs_image *img, struct erofs_err *err)
+{
+	if (!img->has_metabox || !erofs_inode_is_compressed(&img->metabox))
+		return 0;
+	return frag_cache_new(&img->metabox, EROFS_META_CACHE_BUDGET, false,
+			      &img->meta_cache, err);
+}
+
+void erofs_meta_cache_destroy(struct erofs_image *img)
+{
+	if (!img->meta_cache)
+		return;
+	frag_cache_free(img->meta_cache);
+	img->meta_cache = NULL;
 }
 
 void erofs_frag_cache_destroy(struct erofs_image *img)
@@ -529,8 +557,7 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		       struct erofs_frag_cache *fc, struct frag_entry *e,
 		       const struct erofs_map *map)
 {
-	const struct erofs_inode *packed = &ctx->img->packed;
-	int ret = erofs_extent_read(sub, packed, map, 0, e->data,
+	int ret = erofs_extent_read(sub, fc->inode, map, 0, e->data,
 				    (size_t)map->llen);
 
 	pthread_mutex_lock(&fc->lock);
@@ -594,7 +621,7 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		if (!e->ready)
 			fc->st.waits++;
 		/* help drops the lock: the decode may end meanwhile */
-		helping = ctx->help != NULL;
+		helping = ctx->help != NULL && fc->may_help;
 		while (!e->ready && !e->failed) {
 			if (helping)
 				helping = frag_help(ctx, fc);
@@ -635,12 +662,13 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	return 0;
 }
 
-/* Bytes [skip, skip + len) of extent map of the packed inode. */
+/* Bytes [skip, skip + len) of extent map of src, through fc if any. */
 static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
+			    struct erofs_frag_cache *fc,
+			    const struct erofs_inode *src,
 			    const struct erofs_map *map, uint64_t skip,
 			    uint8_t *out, size_t len)
 {
-	struct erofs_frag_cache *fc = ctx->img->frag_cache;
 	struct frag_entry *e = NULL;
 	int ret;
 
@@ -652,8 +680,7 @@ static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	if (!e) {
 		uint64_t before = sub->stats.decoded_bytes;
 
-		ret = erofs_extent_read(sub, &ctx->img->packed, map, skip, out,
-					len);
+		ret = erofs_extent_read(sub, src, map, skip, out, len);
 		if (fc) {
 			/* the context's own last extent may have served it */
 			pthread_mutex_lock(&fc->lock);
@@ -671,10 +698,15 @@ static int frag_extent_read(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 	return 0;
 }
 
-int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
-		    uint64_t off, void *out, size_t len)
+/*
+ * len bytes at off of src's data, through fc (NULL: none), for a read of
+ * inode, named in an error.
+ */
+static int cached_read(struct erofs_ctx *ctx, struct erofs_frag_cache *fc,
+		       const struct erofs_inode *src,
+		       const struct erofs_inode *inode, uint64_t off,
+		       void *out, size_t len)
 {
-	const struct erofs_inode *packed = &ctx->img->packed;
 	struct erofs_ctx *sub = erofs_ctx_nested(ctx);
 	uint8_t *dst = out;
 	int ret = 0;
@@ -686,22 +718,36 @@ int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		uint64_t skip;
 		size_t n;
 
-		ret = erofs_map(sub, packed, off, &map);
+		ret = erofs_map(sub, src, off, &map);
 		if (ret)
 			break;
 		skip = off - map.la;
 		n = map.llen - skip < len ? (size_t)(map.llen - skip) : len;
-		ret = frag_extent_read(ctx, sub, &map, skip, dst, n);
+		ret = frag_extent_read(ctx, sub, fc, src, &map, skip, dst, n);
 		dst += n;
 		off += n;
 		len -= n;
 	}
 	if (ret) {
 		erofs_ctx_take_error(ctx, sub);
-		if (ctx->err.nid == EROFS_NO_NID)
+		if (ctx->err.nid == EROFS_NO_NID && inode)
 			ctx->err.nid = inode->nid;
 	}
 	return ret;
+}
+
+int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		    uint64_t off, void *out, size_t len)
+{
+	return cached_read(ctx, ctx->img->frag_cache, &ctx->img->packed, inode,
+			   off, out, len);
+}
+
+int erofs_metabox_read(struct erofs_ctx *ctx, uint64_t off, void *out,
+		       size_t len)
+{
+	return cached_read(ctx, ctx->img->meta_cache, &ctx->img->metabox, NULL,
+			   off, out, len);
 }
 
 int erofs_frag_map_part(struct erofs_ctx *ctx, const struct erofs_map *map,

@@ -32,6 +32,21 @@ int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
 
 /* ctx.c: a context for reads nested inside another one (metabox, packed) */
 struct erofs_ctx *erofs_ctx_nested(struct erofs_ctx *ctx);
+
+/*
+ * The metabox's own cache of decoded extents (fragments.c's, with no
+ * erofs_ctx.help: its readers are in the middle of a metadata block): a
+ * hostile image whose inodes cycle through the metabox's extents, more
+ * blocks than a context caches, has each extent decoded once while they
+ * fit, not once per inode. 64 MiB keeps extents of up to 16 MiB.
+ */
+#define EROFS_META_CACHE_BUDGET (64u << 20)
+int erofs_meta_cache_create(struct erofs_image *img, struct erofs_err *err);
+void erofs_meta_cache_destroy(struct erofs_image *img);
+
+/* len bytes at off of the metabox's decoded data, through its cache. */
+int erofs_metabox_read(struct erofs_ctx *ctx, uint64_t off, void *out,
+		       size_t len);
 void erofs_ctx_take_error(struct erofs_ctx *ctx, struct erofs_ctx *nested);
 
 /* ctx.c: buffers, metadata reads through the block cache */

@@ -615,6 +615,8 @@ int erofs_image_open(struct erofs_image **out,
 	if (!ret)
 		ret = erofs_frag_cache_create(img, EROFS_FRAG_CACHE_BUDGET,
 					      err);
+	if (!ret)
+		ret = erofs_meta_cache_create(img, err);
 	if (ret) {
 		erofs_image_close(img);
 		return ret;
@@ -630,6 +632,7 @@ void erofs_image_close(struct erofs_image *img)
 	if (!img)
 		return;
 	erofs_frag_cache_destroy(img);
+	erofs_meta_cache_destroy(img);
 	for (i = 0; i < img->ndevs; i++)
 		erofs_io_close(&img->devs[i]);
 	if (img->xattr_prefixes)

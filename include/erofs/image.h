@@ -102,6 +102,8 @@ struct erofs_image {
 	struct erofs_inode metabox;
 
 	struct erofs_frag_cache *frag_cache;	/* shared, thread-safe */
+	/* decoded extents of a compressed metabox, shared, thread-safe */
+	struct erofs_frag_cache *meta_cache;
 };
 
 /* Metadata spaces: where inodes, xattrs and indexes are read from. */

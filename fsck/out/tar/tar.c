@@ -91,6 +91,34 @@ static void tar_note(struct tar_writer *tw, bool failed, const char *name)
 	tar_named_add(&m->entries, name, tw->all_names);
 }
 
+/*
+ * warc's writer "warns" of a name too long for its header, writes no
+ * header, and would still end the entry with a record separator, which
+ * readers take for a broken record: end the entry now, that separator
+ * dropped, and leave it out.
+ */
+static bool tar_header_refused(struct tar_writer *tw)
+{
+	const char *s = archive_error_string(tw->a);
+
+	if ((archive_format(tw->a) & ARCHIVE_FORMAT_BASE_MASK) !=
+		    ARCHIVE_FORMAT_WARC ||
+	    !s || strncmp(s, "cannot archive file", 19))
+		return false;
+	tw->discard = true;
+	archive_write_finish_entry(tw->a);
+	tw->discard = false;
+	return true;
+}
+
+/* An entry whose header went in, but the writer took none of its data. */
+static void tar_data_refused(struct tar_writer *tw, const char *name)
+{
+	archive_set_error(tw->a, ENODATA,
+			  "the format's writer took none of its data");
+	tar_note(tw, true, name);
+}
+
 /* libarchive's word that a name went in as bytes, not as UTF-8. */
 static bool tar_name_untranslated(struct tar_writer *tw)
 {
@@ -103,10 +131,16 @@ static bool tar_name_untranslated(struct tar_writer *tw)
 static bool tar_header_written(struct tar_writer *tw, int ret,
 			       const char *name)
 {
+	tw->header_warned = false;
 	switch (ret) {
 	case ARCHIVE_OK:
 		return true;
 	case ARCHIVE_WARN:
+		tw->header_warned = true;
+		if (tar_header_refused(tw)) {
+			tar_note(tw, true, name);
+			return false;
+		}
 		/*
 		 * A name that is not UTF-8 is stored as its bytes with
 		 * hdrcharset=BINARY (tar_names_utf8()): exact, as meant.
@@ -125,12 +159,19 @@ static bool tar_header_written(struct tar_writer *tw, int ret,
 	}
 }
 
+/*
+ * All of buf into the entry's data. -ENODATA: the writer, which warned of
+ * the header, takes no data at all (warc's, for a name too long): the
+ * entry was left out, the archive goes on.
+ */
 static int tar_put(struct tar_writer *tw, const void *buf, size_t len)
 {
 	la_ssize_t n;
 
 	while (len) {
 		n = archive_write_data(tw->a, buf, len);
+		if (!n && tw->header_warned)
+			return -ENODATA;
 		if (n <= 0) {
 			/* a writer that takes no data may not say why */
 			tar_break(tw, EIO,
@@ -161,8 +202,8 @@ static int tar_pread(struct tar_writer *tw, int fd, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Bytes [off, off + len) of the file, or zeros for a hole. */
-static int tar_put_range(struct tar_writer *tw, const struct tar_file *tf,
+/* Bytes [off, off + len) of the data, or zeros for a hole. */
+static int tar_put_range(struct tar_writer *tw, const struct tar_data *d,
 			 uint64_t off, uint64_t len, bool hole)
 {
 	size_t n;
@@ -170,10 +211,10 @@ static int tar_put_range(struct tar_writer *tw, const struct tar_file *tf,
 
 	while (len) {
 		n = len < TAR_IO_BYTES ? (size_t)len : TAR_IO_BYTES;
-		if (hole || tf->mem) {
-			ret = tar_put(tw, hole ? tw->zeros : tf->mem + off, n);
+		if (hole || d->mem) {
+			ret = tar_put(tw, hole ? tw->zeros : d->mem + off, n);
 		} else {
-			ret = tar_pread(tw, tf->spool, n, off);
+			ret = tar_pread(tw, d->spool, n, off);
 			if (!ret)
 				ret = tar_put(tw, tw->io, n);
 		}
@@ -189,45 +230,101 @@ static int tar_put_range(struct tar_writer *tw, const struct tar_file *tf,
  * The whole content, holes as zeros: the pax writer drops the bytes of
  * the holes in its sparse map, the others store them.
  */
-static int tar_put_data(struct tar_writer *tw, const struct tar_file *tf)
+static int tar_put_data(struct tar_writer *tw, const struct tar_data *d)
 {
-	uint64_t pos = 0, size = tf->inode.size, end;
+	uint64_t pos = 0, end;
 	size_t h = 0;
 	int ret = 0;
 
-	while (pos < size && !ret) {
-		end = h < tf->nholes ? tf->holes[h].off : size;
+	while (pos < d->size && !ret) {
+		end = h < d->nholes ? d->holes[h].off : d->size;
 		if (pos < end) {
-			ret = tar_put_range(tw, tf, pos, end - pos, false);
+			ret = tar_put_range(tw, d, pos, end - pos, false);
 			pos = end;
 			continue;
 		}
-		end = tf->holes[h].off + tf->holes[h].len;
-		ret = tar_put_range(tw, tf, pos, end - pos, true);
+		end = d->holes[h].off + d->holes[h].len;
+		ret = tar_put_range(tw, d, pos, end - pos, true);
 		pos = end;
 		h++;
 	}
 	return ret;
 }
 
-/* Later names link to this one. */
-static void tar_remember(struct tar_writer *tw, const struct tar_file *tf)
+static void tar_data_of_file(const struct tar_file *tf, struct tar_data *d)
+{
+	*d = (struct tar_data){ .mem = tf->mem,
+				.spool = tf->spool,
+				.holes = tf->holes,
+				.nholes = tf->nholes,
+				.size = tf->inode.size };
+}
+
+static void tar_data_of_first(const struct tar_first *p, struct tar_data *d)
+{
+	*d = (struct tar_data){ .spool = p->keep,
+				.holes = p->holes,
+				.nholes = p->nholes,
+				.size = p->size };
+}
+
+/*
+ * TAR_LINKS_COPY: keep the data of tf, linked, for its later names: its
+ * spool, or its bytes written to one (on disk, not in memory, however
+ * many linked files the tree holds).
+ */
+static int tar_keep_data(struct tar_writer *tw, struct tar_file *tf,
+			 struct tar_first *p)
+{
+	int err;
+
+	if (tf->kind != TAR_FILE)
+		return 0;
+	if (tf->spool >= 0) {
+		p->keep = tf->spool;
+		tf->spool = -1;
+	} else {
+		p->keep = outfile_spool(outfile_spool_dir());
+		if (p->keep < 0)
+			return -errno;
+		err = outfile_write_all(p->keep, tf->mem, tf->inode.size, 0);
+		if (err)
+			return err;
+	}
+	p->holes = tf->holes;
+	p->nholes = tf->nholes;
+	p->size = tf->inode.size;
+	tf->holes = NULL;
+	tf->nholes = 0;
+	return 0;
+}
+
+/* Later names link to this one, or copy it. */
+static void tar_remember(struct tar_writer *tw, struct tar_file *tf)
 {
 	struct tar_first *p;
 	const char *target;
-	int added;
+	int added, err;
 
 	p = nidmap_get(&tw->first, tf->nid, &added);
 	if (p && !added)
 		return;
+	if (p)
+		p->keep = -1;
 	target = archive_entry_symlink(tf->entry);
-	if (p && (p->name = strdup(tf->name)) &&
-	    (!target || tw->caps.links != TAR_LINKS_INODE ||
-	     (p->target = strdup(target)))) {
-		p->ino = archive_entry_ino64(tf->entry);
+	if (!p || !(p->name = strdup(tf->name)) ||
+	    (target && tw->caps.links != TAR_LINKS_ENTRY &&
+	     !(p->target = strdup(target)))) {
+		tar_break(tw, ENOMEM, "out of memory for hard links");
 		return;
 	}
-	tar_break(tw, ENOMEM, "out of memory for hard links");
+	p->ino = archive_entry_ino64(tf->entry);
+	if (tw->caps.links != TAR_LINKS_COPY)
+		return;
+	err = tar_keep_data(tw, tf, p);
+	if (err)
+		tar_break(tw, -err,
+			  "cannot keep the data of a hard-linked file for its later names");
 }
 
 /* A later name: a link to the first, which holds the data. */
@@ -238,6 +335,12 @@ static bool tar_link_to_first(struct tar_writer *tw, struct tar_file *tf)
 	if (!first) {
 		tw->orphans++;
 		return false;
+	}
+	if (tw->caps.links == TAR_LINKS_COPY) {
+		/* an entry of its own, the first's data after it */
+		if (first->target)
+			archive_entry_copy_symlink(tf->entry, first->target);
+		return true;
 	}
 	archive_entry_set_size(tf->entry, 0);
 	if (tw->caps.links == TAR_LINKS_ENTRY) {
@@ -256,6 +359,10 @@ static bool tar_link_to_first(struct tar_writer *tw, struct tar_file *tf)
 
 static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 {
+	const struct tar_first *first;
+	struct tar_data d;
+	int err;
+
 	/* inode numbers that tell the entries apart, but for links */
 	if (tw->caps.inodes)
 		archive_entry_set_ino64(tf->entry,
@@ -265,8 +372,21 @@ static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 	if (!tar_header_written(tw, archive_write_header(tw->a, tf->entry),
 				tf->name))
 		return;
-	if (tf->kind == TAR_FILE && tar_put_data(tw, tf))
-		return;
+	if (tf->kind == TAR_FILE) {
+		tar_data_of_file(tf, &d);
+		err = tar_put_data(tw, &d);
+		if (err == -ENODATA)
+			tar_data_refused(tw, tf->name);
+		if (err)
+			return;
+	} else if (tf->kind == TAR_LINK && tw->caps.links == TAR_LINKS_COPY) {
+		first = nidmap_find(&tw->first, tf->nid);
+		if (first->keep >= 0) {
+			tar_data_of_first(first, &d);
+			if (tar_put_data(tw, &d))
+				return;
+		}
+	}
 	if (tf->linked)
 		tar_remember(tw, tf);
 }
@@ -357,11 +477,12 @@ const char *tar_options_refused(const char *format, const char *options)
 }
 
 /*
- * The pax writer's conversion of names to UTF-8, made while this thread's
- * locale reads text as UTF-8: libarchive keeps the charset it finds then
- * for the life of the archive. Without such a locale, the caller's.
+ * The writer's (module's) conversion of names to UTF-8, made while this
+ * thread's locale reads text as UTF-8: libarchive keeps the charset it
+ * finds then for the life of the archive. Without such a locale, the
+ * caller's.
  */
-static int tar_names_utf8(struct archive *a)
+static int tar_names_utf8(struct archive *a, const char *module)
 {
 	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	locale_t saved = (locale_t)0;
@@ -369,7 +490,8 @@ static int tar_names_utf8(struct archive *a)
 
 	if (utf8)
 		saved = uselocale(utf8);
-	ret = archive_write_set_format_option(a, "pax", "hdrcharset", "UTF-8");
+	ret = archive_write_set_format_option(a, module, "hdrcharset",
+					      "UTF-8");
 	if (utf8) {
 		uselocale(saved);
 		freelocale(utf8);
@@ -391,7 +513,7 @@ static int tar_pax_options(struct archive *a)
 	int ret = archive_write_set_format_option(a, "pax", "xattrheader",
 						  "SCHILY");
 
-	return ret == ARCHIVE_OK ? tar_names_utf8(a) : ret;
+	return ret == ARCHIVE_OK ? tar_names_utf8(a, "pax") : ret;
 }
 
 static int tar_set_format(struct tar_writer *tw, struct report *rep)
@@ -409,6 +531,28 @@ static int tar_set_format(struct tar_writer *tw, struct report *rep)
 		    ARCHIVE_FORMAT_MTREE &&
 	    archive_write_set_format_option(a, "mtree", "sha256", "1") !=
 		    ARCHIVE_OK) {
+		report_fatal(rep, "--format=%s: %s", tw->format,
+			     archive_error_string(a));
+		return -EINVAL;
+	}
+	/*
+	 * Only tar and cpio readers expect the archive padded to a whole
+	 * block (10 KiB): others, warc's among them, read the padding as a
+	 * record and fail.
+	 */
+	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) !=
+		    ARCHIVE_FORMAT_TAR &&
+	    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) !=
+		    ARCHIVE_FORMAT_CPIO)
+		archive_write_set_bytes_in_last_block(a, 1);
+	/* unbuffered, so that tar_header_refused() can drop what it must */
+	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    ARCHIVE_FORMAT_WARC)
+		archive_write_set_bytes_per_block(a, 0);
+	/* zip: UTF-8 names, with the flag that says so (0x0800) */
+	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
+		    ARCHIVE_FORMAT_ZIP &&
+	    tar_names_utf8(a, "zip") != ARCHIVE_OK) {
 		report_fatal(rep, "--format=%s: %s", tw->format,
 			     archive_error_string(a));
 		return -EINVAL;
@@ -574,10 +718,6 @@ int tar_link(struct tar_writer *tw, const struct walk_entry *e)
 {
 	if (S_ISSOCK(e->inode->mode))
 		return 0;
-	if (tw->caps.links == TAR_LINKS_NONE) {
-		tar_losses_add(&tw->losses, TAR_LOST_LINKS, tar_entry_name(e));
-		return 0;
-	}
 	return tar_add(tw, e, TAR_LINK, NULL, NULL);
 }
 
@@ -679,8 +819,12 @@ void tar_file_done(struct tar_file *tf, bool ok, bool failed,
 static void tar_names_of(const struct tar_named *n, const char *text,
 			 struct strbuf *sb)
 {
+	size_t len = n->names.s ? strlen(n->names.s) : 0;
+
 	sb_reset(sb);
-	if (n->count == 1 && n->names.s && text && strstr(text, n->names.s))
+	/* libarchive's "NAME: what" */
+	if (n->count == 1 && len && text && !strncmp(text, n->names.s, len) &&
+	    text[len] == ':')
 		return;
 	tar_named_text(n, sb);
 }
@@ -749,10 +893,13 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 		tar_names_of(&tw->binary_names, NULL, &names);
 		report_warning(
 			rep, NULL,
-			"--tar: %llu %s not valid UTF-8, stored as %s bytes with hdrcharset=BINARY (GNU tar warns of the keyword, and restores the bytes)%s",
+			"--tar: %llu %s not valid UTF-8, stored as %s bytes%s%s",
 			(unsigned long long)tw->binary_names.count,
 			report_noun(tw->binary_names.count, "name", "names"),
 			report_noun(tw->binary_names.count, "its", "their"),
+			tw->caps.sparse ?
+				" with hdrcharset=BINARY (GNU tar warns of the keyword, and restores the bytes)" :
+				"",
 			names.len ? names.s : "");
 	}
 	if (tw->orphans)
@@ -832,8 +979,13 @@ void tar_close(struct tar_writer *tw)
 	if (tw->window_ready)
 		ord_window_fini(&tw->window);
 	nidmap_for_each(&tw->first, j) {
-		free(((struct tar_first *)nidmap_val(&tw->first, j))->name);
-		free(((struct tar_first *)nidmap_val(&tw->first, j))->target);
+		struct tar_first *p = nidmap_val(&tw->first, j);
+
+		free(p->name);
+		free(p->target);
+		free(p->holes);
+		if (p->keep >= 0)
+			close(p->keep);
 	}
 	nidmap_fini(&tw->first);
 	for (i = 0; i < tw->nmsgs; i++) {

@@ -51,6 +51,7 @@ struct tar_writer {
 	int spool_err; /* atomic: errno of one of them */
 	bool failed; /* atomic: the archive is broken */
 	bool discard; /* drop what libarchive writes from now on */
+	bool header_warned; /* the entry's header went in with a warning */
 	/* the deliverer's (one thread at a time, in order) */
 	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
 	struct nidmap first; /* nid -> struct tar_first */
@@ -72,10 +73,24 @@ struct tar_hole {
 };
 
 /* The first name written of a hard-linked inode. */
+/* A range of the data of a file: its bytes, or zeros for a hole. */
+struct tar_data {
+	const uint8_t *mem; /* the bytes, or NULL: */
+	int spool; /* in this file, at their offsets */
+	const struct tar_hole *holes; /* sorted */
+	size_t nholes;
+	uint64_t size;
+};
+
 struct tar_first {
 	char *name;
 	uint64_t ino; /* its entry's, with TAR_LINKS_INODE */
-	char *target; /* a symlink's, with TAR_LINKS_INODE */
+	char *target; /* a symlink's, but with TAR_LINKS_ENTRY */
+	/* TAR_LINKS_COPY: a regular file's data, for its later names */
+	int keep; /* a spool file, or -1 */
+	struct tar_hole *holes;
+	size_t nholes;
+	uint64_t size;
 };
 
 /* An entry waiting for its turn: a regular file's, or any other. */

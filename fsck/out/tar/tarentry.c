@@ -25,7 +25,6 @@ static const char *const lost_text[TAR_LOST_KINDS] = {
 	[TAR_LOST_ACLS] = "ACLs are left out",
 	[TAR_LOST_NSEC] = "mtimes lose their nanoseconds",
 	[TAR_LOST_SPARSE] = "holes are stored as zeros",
-	[TAR_LOST_LINKS] = "later names of hard-linked files are left out",
 	[TAR_LOST_SOCKETS] = "sockets are left out",
 	[TAR_LOST_XATTR_NAMES] =
 		"xattr names with '=', '%' or bytes outside printable ASCII are URL-encoded in SCHILY.xattr records (GNU tar and bsdtar restore them under the encoded names; --options=xattrheader=ALL adds records bsdtar restores exactly)",
@@ -97,6 +96,7 @@ void tarentry_caps(struct archive *a, struct tar_caps *caps)
 	}
 	switch (fmt & ARCHIVE_FORMAT_BASE_MASK) {
 	case ARCHIVE_FORMAT_TAR:
+	case ARCHIVE_FORMAT_SHAR:
 		caps->links = TAR_LINKS_ENTRY;
 		break;
 	case ARCHIVE_FORMAT_CPIO:
@@ -104,7 +104,8 @@ void tarentry_caps(struct archive *a, struct tar_caps *caps)
 		caps->inodes = true;
 		break;
 	case ARCHIVE_FORMAT_MTREE:
-		caps->inodes = true;
+		/* time=SECONDS.NANOSECONDS, and nlink of each name */
+		caps->inodes = caps->nsec = true;
 		break;
 	default:
 		/* the tar, cpio and mtree writers store seconds as numbers */

@@ -26,7 +26,6 @@ enum tar_lost {
 	TAR_LOST_ACLS,
 	TAR_LOST_NSEC,
 	TAR_LOST_SPARSE,
-	TAR_LOST_LINKS,
 	TAR_LOST_SOCKETS,
 	TAR_LOST_XATTR_NAMES, /* pax: names SCHILY.xattr holds encoded */
 	TAR_LOST_DATELESS, /* mtimes that have no calendar date */
@@ -36,8 +35,11 @@ enum tar_lost {
 
 /* How a format holds the later names of a hard-linked file. */
 enum tar_links {
-	TAR_LINKS_NONE,		/* it cannot: they are left out */
-	TAR_LINKS_ENTRY,	/* tar: hardlink entries naming the first */
+	TAR_LINKS_COPY,		/* each name holds the data, as bsdtar stores
+				   them: zip, 7zip, mtree, and xar and
+				   iso9660, whose links bsdtar unpacks empty */
+	TAR_LINKS_ENTRY,	/* tar, shar: hardlink entries naming the
+				   first */
 	TAR_LINKS_INODE,	/* cpio: entries of the first's inode number,
 				   with no data (the first carries it) */
 };
