@@ -27,6 +27,7 @@ struct fsck_cfg {
 	const char *tar;		/* --tar=FILE, "-": standard output */
 	const char *format;		/* --format, for --tar */
 	const char *tar_options;	/* --options, for --tar */
+	const char *compress;		/* --compress, for --tar */
 	const char *compare;		/* --compare=DIR */
 	int64_t modify_window;		/* --modify-window, -1 if not given */
 	int preserve_owner;		/* -1: as root only */

@@ -298,12 +298,14 @@ static int open_android(const struct fsck_cfg *cfg, struct report *rep,
 }
 
 static int open_tar(const struct fsck_cfg *cfg, struct report *rep,
-		    struct outputs *outs)
+		    unsigned int threads, struct outputs *outs)
 {
 	struct tar_opts o = {
 		.file = cfg->tar,
 		.format = cfg->format,
 		.options = cfg->tar_options,
+		.compress = cfg->compress,
+		.threads = threads,
 		.sparse = cfg->sparse,
 	};
 
@@ -351,7 +353,7 @@ static int open_outputs(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret && cfg->compare)
 		ret = open_compare(cfg, rep, ctx, wo, outs);
 	if (!ret && cfg->tar)
-		ret = open_tar(cfg, rep, outs);
+		ret = open_tar(cfg, rep, threads, outs);
 	if (!ret && cfg->extract_dir)
 		ret = open_extractor(cfg, rep, ctx, wo, threads, outs, x);
 	return ret;

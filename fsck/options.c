@@ -60,6 +60,7 @@ enum {
 	OPT_LIST_PARTITIONS,
 	OPT_MODIFY_WINDOW,
 	OPT_TAR_OPTIONS,
+	OPT_COMPRESS,
 };
 
 static const struct option long_options[] = {
@@ -102,6 +103,7 @@ static const struct option long_options[] = {
 	{ "modify-window", required_argument, NULL, OPT_MODIFY_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "options", required_argument, NULL, OPT_TAR_OPTIONS },
+	{ "compress", required_argument, NULL, OPT_COMPRESS },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -196,6 +198,9 @@ static const char usage_text[] =
 	"  --format=NAME          another libarchive format for --tar (ustar,\n"
 	"                         gnutar, cpio, newc, zip, ...); what it cannot\n"
 	"                         hold is reported\n"
+	"  --compress=NAME        compress the archive: gzip, xz, zstd, bzip2,\n"
+	"                         lz4, lzma or none (default: FILE's suffix,\n"
+	"                         .tar.gz, .tgz, .tar.zst ..., as tar -a)\n"
 	"  --options=OPTS         libarchive's format and filter options, as\n"
 	"                         bsdtar's --options (xattrheader=ALL, ...)\n"
 	"\n"
@@ -438,6 +443,12 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--format needs --tar");
 	if (cfg->tar_options && !cfg->tar)
 		usage_error("%s", "--options needs --tar");
+	if (cfg->compress && !cfg->tar)
+		usage_error("%s", "--compress needs --tar");
+	if (cfg->compress && strcmp(cfg->compress, "none") &&
+	    !tar_compression_known(cfg->compress))
+		usage_error("--compress=%s: not a compression this build's libarchive writes",
+			    cfg->compress);
 	if (cfg->modify_window >= 0 && !cfg->compare)
 		usage_error("%s", "--modify-window needs --compare");
 #ifndef HAVE_LIBARCHIVE
@@ -623,6 +634,9 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_TAR_OPTIONS:
 			cfg->tar_options = optarg;
+			break;
+		case OPT_COMPRESS:
+			cfg->compress = optarg;
 			break;
 		case OPT_PARTITION:
 			cfg->partition = optarg;

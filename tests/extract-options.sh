@@ -111,7 +111,7 @@ same()
 	fi
 }
 
-tap_plan 23
+tap_plan 24
 
 # usage errors
 expect_status "--extract=/ needs --force" 16 "needs --force" \

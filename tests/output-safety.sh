@@ -13,6 +13,7 @@
 # - --tar=FILE over an existing FILE: a complete run replaces it (with
 #   FILE's permissions), one stopped by a failed read of the image
 #   (fault/io_fail.so) leaves it as it was, and no hidden file;
+#   --tar=/dev/stdout redirected to a file is written in place;
 # - --overwrite and --keep-existing extract into a directory that is not
 #   empty (without --force); without them it is refused, naming them;
 # - an entry that cannot be created (--force, an entry of that name in
@@ -62,22 +63,23 @@ if [ "$rc" -eq 16 ] && cmp -s "$scratch/blob" "$scratch/blob.orig"; then
 else
 	tap_not_ok "--tar=DEVICE of --device=DEVICE (exit $rc)"
 fi
-timeout 300 "$FSCK" --list "$img" >>"$img" 2>"$err"
-rc=$?
-if [ "$rc" -eq 16 ] && cmp -s "$img" "$scratch/orig.erofs"; then
-	tap_ok "--list >>IMAGE: exit 16, IMAGE unchanged"
-else
-	tap_not_ok "--list >>IMAGE (exit $rc)"
-	cp "$scratch/orig.erofs" "$img"
-fi
-timeout 300 "$FSCK" --tar=- - <"$img" >>"$img" 2>"$err"
-rc=$?
-if [ "$rc" -eq 16 ] && cmp -s "$img" "$scratch/orig.erofs"; then
-	tap_ok "--tar=- - <IMAGE >>IMAGE: exit 16, IMAGE unchanged"
-else
-	tap_not_ok "--tar=- - <IMAGE >>IMAGE (exit $rc)"
-	cp "$scratch/orig.erofs" "$img"
-fi
+# appended NAME IMAGE-ARG ARG...: standard output appended to IMAGE,
+# standard input IMAGE too: exit 16, IMAGE unchanged
+appended()
+{
+	local name=$1 rc
+	shift
+	timeout 300 "$FSCK" "$@" <"$img" >>"$img" 2>"$err"
+	rc=$?
+	if [ "$rc" -eq 16 ] && cmp -s "$img" "$scratch/orig.erofs"; then
+		tap_ok "$name: exit 16, IMAGE unchanged"
+	else
+		tap_not_ok "$name (exit $rc)"
+		cp "$scratch/orig.erofs" "$img"
+	fi
+}
+appended "--list IMAGE >>IMAGE" --list "$img"
+appended "--tar=- - <IMAGE >>IMAGE" --tar=- -
 
 # the image inside DIR, under the name of one of its files
 x=$scratch/x
@@ -122,6 +124,16 @@ if [ -f "$IO_FAIL" ]; then
 	fi
 else
 	tap_skip "--tar=FILE, a read of the image fails" "no $IO_FAIL"
+fi
+
+# /dev/stdout names a descriptor: written in place, even to a file
+timeout 300 "$FSCK" --tar=/dev/stdout "$img" >"$scratch/stdout.tar" 2>"$err"
+rc=$?
+if [ "$rc" -eq 0 ] && tar -tf "$scratch/stdout.tar" >/dev/null 2>&1 &&
+	[ -z "$(find "$scratch" -name '.stdout*')" ]; then
+	tap_ok "--tar=/dev/stdout to a file: written in place"
+else
+	tap_not_ok "--tar=/dev/stdout to a file (exit $rc)"
 fi
 
 # a directory that is not empty

@@ -15,6 +15,11 @@
 #   shar links them; mtree lists every name with nlink and its digest,
 #   with no false warning about nanoseconds (its time= keeps them); a zip
 #   entry with a UTF-8 name has the UTF-8 flag;
+# - compressed archives from FILE's suffix (.gz, .tgz, .xz, .zst, .bz2,
+#   .lz4, .lzma), each passing its own tool's -t and listed by bsdtar and
+#   GNU tar (not .lz4, which GNU tar 1.34 does not read) as the plain
+#   archive is; --compress=none; --tar=- --compress=xz; an unknown
+#   --compress is exit 16;
 # - warc: a path too long for its header is left out and named, and bsdtar
 #   reads the rest;
 # - times a format cannot hold: ustar's refusal names the entry; newc's
@@ -153,6 +158,58 @@ if grep -q "mtimes lose their nanoseconds ([0-9]* entries: [^)]* and [0-9]* more
 else
 	tap_ok "-d3: every entry of a kind named"
 fi
+
+# compressed archives: the compression from FILE's suffix, as tar -a;
+# each checked by its own tool and listed by bsdtar (and GNU tar) as the
+# plain archive is
+plain_n=$(bsdtar -tf "$scratch/x.tar" | wc -l)
+for pair in gz:gzip tgz:gzip xz:xz zst:zstd bz2:bzip2 lz4:lz4 lzma:xz; do
+	suffix=${pair%%:*} tool=${pair#*:}
+	file=$scratch/c.tar.$suffix
+	[ "$suffix" = tgz ] && file=$scratch/c.tgz
+	run_fsck "$out" "$err" -j2 --tar="$file" "$ximg"
+	rc=$?
+	if ! command -v "$tool" >/dev/null; then
+		tap_skip "--tar=*.$suffix" "no $tool"
+		continue
+	fi
+	if [ "$suffix" = lzma ]; then
+		xz --format=lzma -t "$file"
+	else
+		"$tool" -t "$file"
+	fi >/dev/null 2>&1
+	tested=$?
+	n=$(bsdtar -tf "$file" 2>/dev/null | wc -l)
+	gnu=$plain_n
+	# GNU tar 1.34 reads every one of these but lz4
+	[ "$suffix" = lz4 ] || gnu=$(tar -tf "$file" 2>/dev/null | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$tested" -eq 0 ] && [ "$n" -eq "$plain_n" ] &&
+		[ "$gnu" -eq "$plain_n" ]; then
+		tap_ok "--tar=*.$suffix: $tool -t passes, bsdtar and GNU tar list $n entries"
+	else
+		tap_not_ok "--tar=*.$suffix (exit $rc, $tool -t $tested, bsdtar $n, GNU tar $gnu of $plain_n)"
+	fi
+done
+run_fsck "$out" "$err" --compress=none --tar="$scratch/n.tar.gz" "$ximg"
+if [ "$(head -c 2 "$scratch/n.tar.gz" | od -An -tx1 | tr -d ' ')" != 1f8b ] &&
+	tar -tf "$scratch/n.tar.gz" >/dev/null 2>&1; then
+	tap_ok "--compress=none: a plain archive whatever the suffix"
+else
+	tap_not_ok "--compress=none"
+fi
+if command -v xz >/dev/null; then
+	timeout 300 "$FSCK" --tar=- --compress=xz "$ximg" 2>"$err" |
+		xz -t
+	if [ "${PIPESTATUS[0]}${PIPESTATUS[1]}" = 00 ]; then
+		tap_ok "--tar=- --compress=xz: xz -t passes"
+	else
+		tap_not_ok "--tar=- --compress=xz"
+	fi
+else
+	tap_skip "--tar=- --compress=xz" "no xz"
+fi
+run_fsck "$out" "$err" --compress=bogus --tar="$scratch/b.tar" "$ximg"
+tap_status "--compress=bogus: exit 16 naming it" 16 $? "--compress=bogus"
 
 # warc: a path too long for its record header is left out, named, and
 # the archive stays readable

@@ -50,7 +50,9 @@ int outfile_open(struct outfile *of, const char *path)
 
 	*of = (struct outfile){ .fd = -1 };
 	if (!stat(path, &st)) {
-		if (!S_ISREG(st.st_mode))
+		/* /dev/stdout and its kin name a descriptor, not a file */
+		if (!S_ISREG(st.st_mode) || !strncmp(path, "/dev/", 5) ||
+		    !strncmp(path, "/proc/", 6))
 			return outfile_open_in_place(of, path);
 		/* a replaced file keeps its permissions, as when truncated */
 		mode = st.st_mode & 07777;

@@ -24,7 +24,8 @@ mode_t outfile_umask(void);
  * is: under a hidden name beside FILE (beside what FILE links to), renamed
  * over FILE only when complete, so that a run that fails or is
  * interrupted leaves whatever FILE held. A FILE that exists and is not a
- * regular file (a pipe, a device, /dev/stdout) is written in place.
+ * regular file (a pipe, a device), or is under /dev or /proc (/dev/stdout
+ * redirected to a file), is written in place.
  */
 struct outfile {
 	int fd;

@@ -457,6 +457,69 @@ bool tar_format_known(const char *name)
 	return known;
 }
 
+/* FILE's suffix and its compression, as GNU tar's -a picks them */
+static const struct {
+	const char *suffix, *filter;
+} tar_suffixes[] = {
+	{ ".gz", "gzip" },	{ ".tgz", "gzip" },   { ".taz", "gzip" },
+	{ ".xz", "xz" },	{ ".txz", "xz" },     { ".zst", "zstd" },
+	{ ".tzst", "zstd" },	{ ".bz2", "bzip2" },  { ".tbz", "bzip2" },
+	{ ".tbz2", "bzip2" },	{ ".tb2", "bzip2" },  { ".lz4", "lz4" },
+	{ ".lzma", "lzma" },	{ ".tlz", "lzma" },
+};
+
+const char *tar_compression(const char *file, const char *compress)
+{
+	size_t len = strlen(file), n;
+	unsigned int i;
+
+	if (compress)
+		return strcmp(compress, "none") ? compress : NULL;
+	for (i = 0; i < sizeof(tar_suffixes) / sizeof(tar_suffixes[0]); i++) {
+		n = strlen(tar_suffixes[i].suffix);
+		if (len > n && !strcmp(file + len - n, tar_suffixes[i].suffix))
+			return tar_suffixes[i].filter;
+	}
+	return NULL;
+}
+
+bool tar_compression_known(const char *name)
+{
+	struct archive *a = archive_write_new();
+	int ret = a ? archive_write_add_filter_by_name(a, name) : ARCHIVE_FATAL;
+
+	archive_write_free(a);
+	/* a warning: libarchive runs the compressor as a program */
+	return ret == ARCHIVE_OK || ret == ARCHIVE_WARN;
+}
+
+/*
+ * The compression of the archive, with the threads of -j where the
+ * filter has them (xz, zstd): compressing on one core would make the
+ * run that much slower.
+ */
+static int tar_set_filter(struct tar_writer *tw, struct report *rep)
+{
+	const char *filter = tar_compression(tw->file, tw->compress);
+	char threads[16];
+
+	if (!filter)
+		return 0;
+	if (archive_write_add_filter_by_name(tw->a, filter) < ARCHIVE_WARN) {
+		report_fatal(rep, "--compress=%s: %s", filter,
+			     archive_error_string(tw->a));
+		return -EINVAL;
+	}
+	/* the compressor's stream ends where it ends: no zeros after it */
+	archive_write_set_bytes_in_last_block(tw->a, 1);
+	snprintf(threads, sizeof(threads), "%u", tw->threads);
+	if (tw->threads > 1 && (!strcmp(filter, "xz") || !strcmp(filter, "zstd")))
+		/* an older libarchive has no such option: one thread, then */
+		archive_write_set_filter_option(tw->a, filter, "threads",
+						threads);
+	return 0;
+}
+
 const char *tar_options_refused(const char *format, const char *options)
 {
 	static char why[256];
@@ -595,6 +658,8 @@ static int tar_setup(struct tar_writer *tw, struct report *rep)
 	}
 	ret = tar_set_format(tw, rep);
 	if (!ret)
+		ret = tar_set_filter(tw, rep);
+	if (!ret)
 		ret = tar_open_output(tw, rep);
 	if (ret)
 		return ret;
@@ -629,6 +694,8 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 	tw->file = o->file;
 	tw->format = o->format ? o->format : "pax";
 	tw->options = o->options;
+	tw->compress = o->compress;
+	tw->threads = o->threads ? o->threads : 1;
 	tw->sparse = o->sparse;
 	nidmap_init(&tw->first, sizeof(struct tar_first));
 	ret = tar_setup(tw, rep);

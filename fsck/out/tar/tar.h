@@ -70,6 +70,8 @@ struct tar_opts {
 	const char *file; /* "-": standard output */
 	const char *format; /* libarchive writer name; NULL: pax */
 	const char *options; /* archive_write_set_options()'s, or NULL */
+	const char *compress; /* a libarchive filter, "none", or NULL */
+	unsigned int threads; /* -j: a compressor's threads */
 	bool sparse; /* --sparse: zero blocks are holes */
 };
 
@@ -77,6 +79,16 @@ struct tar_opts {
 
 /* Is name a format libarchive writes (for the options, before any work)? */
 bool tar_format_known(const char *name);
+
+/*
+ * The libarchive filter that compresses the archive: compress unless NULL
+ * (NULL for "none"), else the one FILE's suffix names as GNU tar's -a
+ * picks it (.gz, .tgz, .xz, .zst, .bz2, .lz4, .lzma ...), or NULL.
+ */
+const char *tar_compression(const char *file, const char *compress);
+
+/* Does libarchive compress with filter name (for the options)? */
+bool tar_compression_known(const char *name);
 
 /*
  * Does the writer of format (NULL: pax) take --options=options? NULL if
@@ -168,6 +180,11 @@ static inline const char *tar_options_refused(const char *format,
 					      const char *options)
 {
 	return NULL;
+}
+
+static inline bool tar_compression_known(const char *name)
+{
+	return true;
 }
 
 static inline int tar_add_output(struct outputs *l, const struct tar_opts *o,

@@ -37,6 +37,8 @@ struct tar_writer {
 	const char *file;
 	const char *format;
 	const char *options; /* --options, or NULL */
+	const char *compress; /* --compress, or NULL: FILE's suffix */
+	unsigned int threads; /* for the compressor */
 	struct tar_caps caps;
 	bool sparse;
 	struct ord_window window;
