@@ -671,7 +671,8 @@ int main(int argc, char **argv)
 				 interrupt_signal_name(sig));
 	report_stdout(&rep);
 	status = report_finish(&rep);
-	if (cfg.json)
+	/* --list-partitions --json printed the partitions instead */
+	if (cfg.json && !cfg.list_partitions)
 		status = write_json(&cfg, &rep, img, &res,
 				    seconds_since(&start), status);
 	erofs_image_close(img);

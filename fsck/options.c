@@ -395,9 +395,9 @@ static void check_partition_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--slot needs --partition or --list-partitions");
 	if (cfg->list_partitions &&
 	    (p || cfg->extract_dir || cfg->decode || cfg->tar ||
-	     cfg->manifest || cfg->list || cfg->json || cfg->compare ||
-	     cfg->offset || cfg->has_nid || cfg->path || cfg->ndevices))
-		usage_error("%s", "--list-partitions lists the partitions and does nothing else: it takes --slot alone");
+	     cfg->manifest || cfg->list || cfg->compare || cfg->offset ||
+	     cfg->has_nid || cfg->path || cfg->ndevices))
+		usage_error("%s", "--list-partitions lists the partitions and does nothing else: it takes --slot and --json alone");
 }
 
 /* Is d the root directory, however it is spelt ("/", "//", "/srv/..")? */

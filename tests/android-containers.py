@@ -19,6 +19,7 @@ backup copy used where the primary alone is damaged.
 img2simg and simg2img (android-sdk-libsparse-utils) are needed for their
 checks, which are skipped without them."""
 import copy
+import json
 import os
 import shutil
 import struct
@@ -223,6 +224,29 @@ def super_tests(tmp, img_a, img_b):
           rows["odm_a"][3] == "-")
     tap(ok, "--list-partitions", ["exit %d" % rc, out.decode()[-800:],
                                   err[-300:]])
+    rc, out, err = run("--list-partitions", "--json", sup)
+    try:
+        js = json.loads(out)
+        parts = {p["name"]: p for p in js["partitions"]}
+        ok = (rc == 0 and js["slots"] >= 1 and
+              js["block_devices"][0]["name"] == "super" and
+              list(parts) == [r for r in rows if r != "NAME"] and
+              all(parts[n]["group"] == rows[n][1] and
+                  parts[n]["size"] == int(rows[n][2]) and
+                  parts[n]["content"] == rows[n][5] and
+                  ",".join(parts[n]["attributes"] or ["-"]) == rows[n][3] and
+                  len(parts[n]["extents"]) == (0 if rows[n][4] == "-" else
+                                               rows[n][4].count(",") + 1)
+                  for n in parts) and
+              parts["system_a"]["slot"] == "a" and
+              parts["system_a"]["holds"] == "EROFS" and
+              parts["product_a"]["holds"] == "ext4" and
+              parts["system_a"]["extents"][0]["device"] == "super")
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        ok = False
+        err += str(e)
+    tap(ok, "--list-partitions --json: the table's partitions, as JSON",
+        ["exit %d" % rc, out.decode()[-800:], err[-300:]])
     for name in ("system", "system_a"):
         for j in ("-j1", "-j2"):
             same("--partition=%s %s" % (name, j),

@@ -120,12 +120,25 @@ const char *container_content(const struct erofs_source *src)
 }
 
 /* IMAGE, or "-": standard input, spooled unless it is a file. */
+/*
+ * A failure of the source: its messages name the file themselves
+ * (source.h), but running out of memory names IMAGE here.
+ */
+static int source_failed(struct report *rep, struct erofs_err *err, int ret)
+{
+	struct fsck_loc loc = { .nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+
+	if (ret != -ENOMEM)
+		return report_lib_error(rep, &loc, err, ret);
+	erofs_err_drop(err);
+	report_nomem(rep, NULL);
+	return ret;
+}
+
 static int open_image_source(struct report *rep, const char *image,
 			     struct erofs_source **src)
 {
-	/* the source's messages name the file themselves (source.h) */
-	struct fsck_loc loc = { .nid = EROFS_NO_NID,
-				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
 	int fd = -1, ret;
 
@@ -138,10 +151,8 @@ static int open_image_source(struct report *rep, const char *image,
 	ret = erofs_source_open(src, rep->image, fd, &err);
 	if (fd > STDIN_FILENO)
 		close(fd);
-	if (ret < 0) {
-		report_lib_error(rep, &loc, &err, ret);
-		return ret;
-	}
+	if (ret < 0)
+		return source_failed(rep, &err, ret);
 	if (erofs_source_kind(*src) == EROFS_SOURCE_SPARSE)
 		report_msg(
 			rep, FSCK_LVL_INFO,
@@ -150,7 +161,7 @@ static int open_image_source(struct report *rep, const char *image,
 			(unsigned long long)erofs_source_size(*src));
 	ret = erofs_source_verify(*src, &err);
 	/* a checksum that disagrees is a problem; the check goes on */
-	if (ret < 0 && report_lib_error(rep, &loc, &err, ret)) {
+	if (ret < 0 && source_failed(rep, &err, ret)) {
 		erofs_source_close(*src);
 		*src = NULL;
 		return ret;

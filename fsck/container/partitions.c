@@ -7,13 +7,27 @@
  * "DEVICE:SECTOR+SECTORS" or "zero+SECTORS" each, comma-separated, or
  * "-"; CONTENT what the partition holds (container_content()), for EROFS
  * with its block size and features, or why it cannot be read.
+ *
+ * With --json, one object instead:
+ *   {"image": "...", "metadata_version": "10.2", "slot": 0, "slots": 2,
+ *    "block_size": 4096,
+ *    "block_devices": [{"name": "super", "size": N, "first_sector": N}],
+ *    "partitions": [{"name": "system_a", "group": "main_a", "slot": "a",
+ *      "size": N, "attributes": ["readonly"],
+ *      "extents": [{"device": "super", "sector": N, "sectors": N} or
+ *                  {"zero": true, "sectors": N}],
+ *      "holds": "EROFS", "content": "<CONTENT as above>"}]}
+ * "slot" of a partition is the letter of its _a or _b suffix, or null.
  */
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "container.h"
 #include "erofs/image.h"
 #include "erofs/lp.h"
+#include "json.h"
 #include "strbuf.h"
 
 static void put_attrs(struct strbuf *sb, uint32_t attrs)
@@ -83,9 +97,11 @@ static void put_erofs(struct strbuf *sb, struct erofs_source *src)
 	erofs_image_close(img);
 }
 
-static void put_content(struct strbuf *sb, const struct erofs_source *super,
-			const struct erofs_lp *lp,
-			const struct erofs_lp_partition *p)
+/* CONTENT into sb; what the partition holds, in short. */
+static const char *put_content(struct strbuf *sb,
+			       const struct erofs_source *super,
+			       const struct erofs_lp *lp,
+			       const struct erofs_lp_partition *p)
 {
 	struct erofs_source *src;
 	struct erofs_err err;
@@ -95,15 +111,17 @@ static void put_content(struct strbuf *sb, const struct erofs_source *super,
 	if (erofs_lp_open_partition(&src, super, lp, p, &err) < 0) {
 		sb_addf(sb, "unreadable: %s", err.msg);
 		erofs_err_drop(&err);
-		return;
+		return "unreadable";
 	}
 	what = container_content(src);
 	if (!strcmp(what, "EROFS")) {
 		put_erofs(sb, src);
-		return;
+		return what;
 	}
-	sb_addf(sb, "%s", p->size ? what : "empty");
+	what = p->size ? what : "empty";
+	sb_addf(sb, "%s", what);
 	erofs_source_close(src);
+	return what;
 }
 
 static void put_summary(const struct erofs_lp *lp, const char *image)
@@ -122,6 +140,112 @@ static void put_summary(const struct erofs_lp *lp, const char *image)
 	printf("\nNAME\tGROUP\tSIZE\tATTRIBUTES\tEXTENTS\tCONTENT\n");
 }
 
+static void json_extents(struct strbuf *sb, const struct erofs_lp *lp,
+			 const struct erofs_lp_partition *p)
+{
+	uint32_t k;
+
+	sb_addf(sb, "[");
+	for (k = p->first_extent; k < p->first_extent + p->extents; k++) {
+		const struct erofs_lp_extent *x = &lp->extents[k];
+
+		sb_addf(sb, "%s{", k > p->first_extent ? ", " : "");
+		if (x->type == EROFS_LP_ZERO) {
+			sb_addf(sb, "\"zero\": true");
+		} else {
+			sb_addf(sb, "\"device\": ");
+			json_str(sb, lp->devices[x->device].name);
+			sb_addf(sb, ", \"sector\": %llu",
+				(unsigned long long)x->target);
+		}
+		sb_addf(sb, ", \"sectors\": %llu}",
+			(unsigned long long)x->sectors);
+	}
+	sb_addf(sb, "]");
+}
+
+static void json_attrs(struct strbuf *sb, uint32_t attrs)
+{
+	struct strbuf names = STRBUF_INIT;
+	const char *p, *comma;
+
+	put_attrs(&names, attrs);
+	sb_addf(sb, "[");
+	for (p = names.s; p && strcmp(p, "-"); p = comma ? comma + 1 : NULL) {
+		comma = strchr(p, ',');
+		sb_addf(sb, "%s\"%.*s\"", p == names.s ? "" : ", ",
+			(int)(comma ? comma - p : (ptrdiff_t)strlen(p)), p);
+	}
+	sb_addf(sb, "]");
+	sb_release(&names);
+}
+
+/* A partition's name ends in _a or _b: the slot's letter, or 0. */
+static char slot_of(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > 2 && name[len - 2] == '_' &&
+	    (name[len - 1] == 'a' || name[len - 1] == 'b'))
+		return name[len - 1];
+	return 0;
+}
+
+static void json_partition(struct strbuf *sb, const struct erofs_source *src,
+			   const struct erofs_lp *lp,
+			   const struct erofs_lp_partition *p)
+{
+	struct strbuf content = STRBUF_INIT;
+	const char *holds = put_content(&content, src, lp, p);
+	char slot = slot_of(p->name);
+
+	sb_addf(sb, "{\"name\": ");
+	json_str(sb, p->name);
+	sb_addf(sb, ", \"group\": ");
+	json_str(sb, lp->groups[p->group].name);
+	if (slot)
+		sb_addf(sb, ", \"slot\": \"%c\"", slot);
+	else
+		sb_addf(sb, ", \"slot\": null");
+	sb_addf(sb, ", \"size\": %llu, \"attributes\": ",
+		(unsigned long long)p->size);
+	json_attrs(sb, p->attrs);
+	sb_addf(sb, ", \"extents\": ");
+	json_extents(sb, lp, p);
+	sb_addf(sb, ", \"holds\": ");
+	json_str(sb, holds);
+	sb_addf(sb, ", \"content\": ");
+	json_str(sb, content.failed ? "" : content.s ? content.s : "");
+	sb_addf(sb, "}");
+	sb->failed |= content.failed;
+	sb_release(&content);
+}
+
+static void json_lp(struct strbuf *sb, const struct erofs_source *src,
+		    const struct erofs_lp *lp, const char *image)
+{
+	uint32_t i;
+
+	sb_addf(sb, "{\n  \"image\": ");
+	json_str(sb, image);
+	sb_addf(sb,
+		",\n  \"metadata_version\": \"%u.%u\", \"slot\": %u, \"slots\": %u, \"block_size\": %u,\n  \"block_devices\": [",
+		lp->major, lp->minor, lp->slot, lp->slots, lp->block_size);
+	for (i = 0; i < lp->ndevices; i++) {
+		sb_addf(sb, "%s{\"name\": ", i ? ", " : "");
+		json_str(sb, lp->devices[i].name);
+		sb_addf(sb, ", \"size\": %llu, \"first_sector\": %llu}",
+			(unsigned long long)lp->devices[i].size,
+			(unsigned long long)lp->devices[i].first_sector);
+	}
+	sb_addf(sb, "],\n  \"partitions\": [");
+	for (i = 0; i < lp->nparts; i++) {
+		sb_addf(sb, "%s\n    ", i ? "," : "");
+		json_partition(sb, src, lp, &lp->parts[i]);
+	}
+	sb_addf(sb, "%s]\n}\n", lp->nparts ? "\n  " : "");
+}
+
 int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			      const struct erofs_source *src)
 {
@@ -132,6 +256,18 @@ int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
 
 	if (ret < 0)
 		return ret;
+	if (cfg->json) {
+		json_lp(&sb, src, lp, rep->image);
+		if (sb.failed) {
+			report_nomem(rep, NULL);
+			ret = -ENOMEM;
+		} else {
+			fputs(sb.s, stdout);
+		}
+		sb_release(&sb);
+		erofs_lp_free(lp);
+		return ret;
+	}
 	put_summary(lp, rep->image);
 	for (i = 0; i < lp->nparts; i++) {
 		const struct erofs_lp_partition *p = &lp->parts[i];

@@ -28,8 +28,7 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 	return n;
 }
 
-/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
-static void json_str(struct strbuf *sb, const char *str)
+void json_str(struct strbuf *sb, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t len = strlen(str), i = 0, n;

@@ -38,6 +38,10 @@ struct erofs_image;
 struct extract_stats;
 struct fsck_stats;
 struct report;
+struct strbuf;
+
+/* A JSON string of str into sb; bytes that are not UTF-8 become U+FFFD. */
+void json_str(struct strbuf *sb, const char *str);
 
 struct json_summary {
 	const char *image;
