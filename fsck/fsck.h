@@ -28,6 +28,9 @@ struct fsck_cfg {
 	const char *format;		/* --format, for --tar */
 	const char *tar_options;	/* --options, for --tar */
 	const char *compress;		/* --compress, for --tar */
+	const char **cats;		/* --cat, as given */
+	const char **cat_rels;		/* normalized */
+	unsigned int ncats;
 	const char *compare;		/* --compare=DIR */
 	int64_t modify_window;		/* --modify-window, -1 if not given */
 	int preserve_owner;		/* -1: as root only */

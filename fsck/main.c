@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "android.h"
+#include "cat.h"
 #include "check.h"
 #include "compare.h"
 #include "container.h"
@@ -325,6 +326,19 @@ static int open_manifest(struct report *rep, struct outputs *outs)
 	return 0;
 }
 
+static int open_cat(const struct fsck_cfg *cfg, struct report *rep,
+		    struct outputs *outs)
+{
+	struct cat_opts o = {
+		.paths = cfg->cats,
+		.rels = (const char *const *)cfg->cat_rels,
+		.n = cfg->ncats,
+		.out = stdout,
+	};
+
+	return cat_add_output(outs, &o, rep);
+}
+
 static int open_list(struct report *rep, struct outputs *outs)
 {
 	if (!list_add_output(outs, stdout, rep))
@@ -356,6 +370,8 @@ static int open_outputs(const struct fsck_cfg *cfg, struct report *rep,
 		ret = open_tar(cfg, rep, threads, outs);
 	if (!ret && cfg->extract_dir)
 		ret = open_extractor(cfg, rep, ctx, wo, threads, outs, x);
+	if (!ret && cfg->ncats)
+		ret = open_cat(cfg, rep, outs);
 	return ret;
 }
 
@@ -678,6 +694,10 @@ int main(int argc, char **argv)
 	erofs_image_close(img);
 	report_fini(&rep);
 	free(cfg.devices);
+	for (unsigned int i = 0; i < cfg.ncats; i++)
+		free((char *)cfg.cat_rels[i]);
+	free(cfg.cats);
+	free(cfg.cat_rels);
 	select_rules_fini(&select_rules);
 	inputs_fini();
 	interrupt_restore();

@@ -61,6 +61,7 @@ enum {
 	OPT_MODIFY_WINDOW,
 	OPT_TAR_OPTIONS,
 	OPT_COMPRESS,
+	OPT_CAT,
 };
 
 static const struct option long_options[] = {
@@ -104,6 +105,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "options", required_argument, NULL, OPT_TAR_OPTIONS },
 	{ "compress", required_argument, NULL, OPT_COMPRESS },
+	{ "cat", required_argument, NULL, OPT_CAT },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -198,6 +200,8 @@ static const char usage_text[] =
 	"  --format=NAME          another libarchive format for --tar (ustar,\n"
 	"                         gnutar, cpio, newc, zip, ...); what it cannot\n"
 	"                         hold is reported\n"
+	"  --cat=PATH             check, and write the regular file PATH to\n"
+	"                         standard output (repeat: in walk order)\n"
 	"  --compress=NAME        compress the archive: gzip, xz, zstd, bzip2,\n"
 	"                         lz4, lzma or none (default: FILE's suffix,\n"
 	"                         .tar.gz, .tgz, .tar.zst ..., as tar -a)\n"
@@ -279,6 +283,49 @@ static uint64_t parse_u64_max(const char *s, const char *what, uint64_t max)
 		usage_error("invalid %s '%s': at most %llu", what, s,
 			    (unsigned long long)max);
 	return v;
+}
+
+static void *options_nomem(const char *opt, const char *arg)
+{
+	fprintf(stderr, "%s: %s=%s: %s\n", PROG, opt, arg,
+		"out of memory while reading the options");
+	exit(FSCK_EXIT_OPERATIONAL);
+}
+
+/* --cat=PATH: a path of the image, without "." or ".." in it. */
+static void add_cat(struct fsck_cfg *cfg, const char *path)
+{
+	const char **cats, **rels;
+	char *rel = strdup(path + strspn(path, "/")), *c, *save = NULL;
+	size_t len;
+
+	if (!rel)
+		options_nomem("--cat", path);
+	len = strlen(rel);
+	while (len && rel[len - 1] == '/')
+		rel[--len] = '\0';
+	if (!len)
+		usage_error("--cat=%s: a path of a regular file in the image",
+			    path);
+	c = strdup(rel);
+	if (!c)
+		options_nomem("--cat", path);
+	for (char *tok = strtok_r(c, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save))
+		if (!strcmp(tok, ".") || !strcmp(tok, ".."))
+			usage_error("--cat=%s: a path without '.' or '..'",
+				    path);
+	free(c);
+	cats = realloc(cfg->cats, (cfg->ncats + 1) * sizeof(*cats));
+	if (cats)
+		cfg->cats = cats;
+	rels = realloc(cfg->cat_rels, (cfg->ncats + 1) * sizeof(*rels));
+	if (rels)
+		cfg->cat_rels = rels;
+	if (!cats || !rels)
+		options_nomem("--cat", path);
+	cfg->cats[cfg->ncats] = path;
+	cfg->cat_rels[cfg->ncats++] = rel;
 }
 
 static void add_device(struct fsck_cfg *cfg, const char *path)
@@ -434,6 +481,10 @@ static void check_args(const struct fsck_cfg *cfg)
 			usage_error("%s", "--device=-: only IMAGE can be standard input");
 	if (cfg->compare && !*cfg->compare)
 		usage_error("%s", "--compare= needs a directory");
+	if (cfg->ncats && (cfg->manifest || cfg->list || cfg->json ||
+			   cfg->ratio || cfg->compare ||
+			   (cfg->tar && !strcmp(cfg->tar, "-"))))
+		usage_error("%s", "--cat cannot be combined with --manifest, --list, --json, -p, --compare or --tar=- (all use standard output)");
 	if (cfg->compare && (cfg->manifest || cfg->list || cfg->json ||
 			     (cfg->tar && !strcmp(cfg->tar, "-"))))
 		usage_error("%s", "--compare cannot be combined with --manifest, --list, --json or --tar=- (all use standard output)");
@@ -523,6 +574,24 @@ static void check_outputs(const struct fsck_cfg *cfg)
 	refuse_output("--file-contexts", cfg->file_contexts);
 	if (!fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode))
 		refuse_input("standard output", &st);
+}
+
+/*
+ * --cat within the other rules of the selection, if any, then selected
+ * (as a --files-from line is).
+ */
+static void select_cats(const struct fsck_cfg *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->ncats; i++)
+		if (select_active(select_rules) &&
+		    !select_takes(select_rules, cfg->cat_rels[i]))
+			usage_error("--cat=%s: outside the selection of --include, --exclude and --files-from",
+				    cfg->cats[i]);
+	for (i = 0; i < cfg->ncats; i++)
+		if (select_add_cat(select_rules, cfg->cat_rels[i]))
+			options_nomem("--cat", cfg->cats[i]);
 }
 
 void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
@@ -638,6 +707,9 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 		case OPT_COMPRESS:
 			cfg->compress = optarg;
 			break;
+		case OPT_CAT:
+			add_cat(cfg, optarg);
+			break;
 		case OPT_PARTITION:
 			cfg->partition = optarg;
 			break;
@@ -675,6 +747,7 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	cfg->image = argv[optind];
 	check_args(cfg);
 	check_outputs(cfg);
+	select_cats(cfg);
 	if (names_stdin && !strcmp(cfg->image, "-"))
 		usage_error("%s", "--files-from=- and IMAGE - cannot both be standard input");
 	if (names_stdin)

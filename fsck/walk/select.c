@@ -31,6 +31,7 @@ struct select_pattern {
 struct select_name {
 	char *path;
 	bool found;
+	bool cat; /* named by --cat */
 };
 
 /* A walked directory: its consumers' state once handed on. */
@@ -181,6 +182,7 @@ static int select_add_name(struct select_rules *r, const char *line)
 	}
 	r->names = names;
 	names[r->nnames].path = path;
+	names[r->nnames].cat = false;
 	names[r->nnames++].found = false;
 	return 0;
 }
@@ -378,6 +380,55 @@ static enum select_verdict select_judge(struct select_rules *r,
 	if (maybe || (dir && select_named_below(r, e->rel, e->rellen)))
 		return SELECT_MAYBE;
 	return SELECT_NO;
+}
+
+int select_add_cat(struct select_rules *r, const char *path)
+{
+	int ret = select_add_name(r, path);
+
+	if (ret)
+		return ret;
+	r->listed = true;
+	if (r->nnames)
+		r->names[r->nnames - 1].cat = true;
+	select_sort_names(r);
+	return 0;
+}
+
+bool select_takes(const struct select_rules *r, const char *path)
+{
+	char *p = select_normalize(path), *slash, *name;
+	bool taken = !r->nincludes && !r->listed, dir = false;
+	size_t i;
+
+	if (!p)
+		return true;
+	/* each directory on the way, then the path itself */
+	for (slash = p;; dir = false) {
+		slash = strchr(slash, '/');
+		if (slash) {
+			*slash = '\0';
+			dir = true;
+		}
+		name = strrchr(p, '/');
+		name = name ? name + 1 : p;
+		if (select_excluded(r, p, name, dir)) {
+			taken = false;
+			break;
+		}
+		for (i = 0; !taken && i < r->npats; i++)
+			taken = !r->pats[i].exclude &&
+				select_pattern_matches(&r->pats[i], p, name,
+						       dir);
+		taken = taken || (r->nnames && select_named(
+						       (struct select_rules *)r,
+						       p, false));
+		if (!slash)
+			break;
+		*slash++ = '/';
+	}
+	free(p);
+	return taken || r->whole;
 }
 
 /* Whether the start's whole tree is selected, but for excludes. */
@@ -822,8 +873,9 @@ int select_report_missing(const struct selector *s, struct report *rep,
 			break;
 		loc.path = path.s;
 		loc.pathlen = path.len;
-		report_failure(rep, &loc,
-			       "named by --files-from, not in the image");
+		report_failure(rep, &loc, r->names[i].cat ?
+					 "named by --cat, not in the image" :
+					 "named by --files-from, not in the image");
 	}
 	/* an excluded directory is not walked: what it holds is unknown */
 	for (i = 0; i < r->npats; i++)

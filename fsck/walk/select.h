@@ -76,6 +76,19 @@ int select_read_names(struct select_rules *r, const char *file,
 bool select_excluded(const struct select_rules *r, const char *rel,
 		     const char *name, bool dir);
 
+/*
+ * --cat=PATH: PATH selected as a --files-from line is, and named so when
+ * it is not in the image. 0 or -ENOMEM.
+ */
+int select_add_cat(struct select_rules *r, const char *path);
+
+/*
+ * Would the rules take the entry at path (relative to the start), by
+ * name: its directories and itself not excluded, and it or one of them
+ * included or named? (What the image holds is not looked at.)
+ */
+bool select_takes(const struct select_rules *r, const char *path);
+
 /* Whether any rule was given. */
 bool select_active(const struct select_rules *r);
 
