@@ -62,6 +62,7 @@ enum {
 	OPT_TAR_OPTIONS,
 	OPT_COMPRESS,
 	OPT_CAT,
+	OPT_NULL,
 };
 
 static const struct option long_options[] = {
@@ -95,6 +96,7 @@ static const struct option long_options[] = {
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "null", no_argument, NULL, OPT_NULL },
 	{ "sparse", no_argument, NULL, OPT_SPARSE },
 	{ "fs-config", required_argument, NULL, OPT_FS_CONFIG },
 	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
@@ -143,13 +145,15 @@ static const char usage_text[] =
 	"                         (counts, ratio, time, every problem)\n"
 	"  --no-progress          no progress line on a terminal\n"
 	"  --include=PATTERN      only entries matching PATTERN (fnmatch; a\n"
-	"                         name without '/' matches any component),\n"
-	"                         with the whole subtree of a directory;\n"
-	"                         repeatable\n"
+	"                         name without '/' matches any component;\n"
+	"                         '*' never matches '/', '**' any number of\n"
+	"                         directories), with the whole subtree of a\n"
+	"                         directory; repeatable\n"
 	"  --exclude=PATTERN      leave out entries matching PATTERN and what\n"
 	"                         is below them; wins over --include\n"
 	"  --files-from=FILE      only the paths in FILE, one a line ('-':\n"
 	"                         standard input); a missing one is an error\n"
+	"  --null                 --files-from paths end with a NUL byte\n"
 	"  --fs-config=FILE       write Android's fs_config of the entries\n"
 	"                         (path, owner, mode, capabilities) to FILE\n"
 	"  --file-contexts=FILE   write their SELinux labels to FILE, in\n"
@@ -416,10 +420,24 @@ static void parse_pattern(const char *arg, bool exclude)
 	}
 }
 
+static const char **add_files_from(const char **list, unsigned int *n,
+				   const char *file)
+{
+	const char **more = realloc(list, (*n + 1) * sizeof(*list));
+
+	if (!more)
+		options_nomem("--files-from", file);
+	more[(*n)++] = file;
+	return more;
+}
+
+/* --null: --files-from separates paths with NUL bytes, as find -print0 */
+static bool names_nul;
+
 static void parse_files_from(const char *arg)
 {
 	unsigned long line;
-	int ret = select_read_names(select_rules, arg, &line);
+	int ret = select_read_names(select_rules, arg, names_nul, &line);
 
 	if (ret == -EINVAL)
 		fprintf(stderr, "%s: --files-from=%s: line %lu: %s\n", PROG,
@@ -599,6 +617,8 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 {
 	select_rules = rules;
 	bool names_stdin = false;	/* --files-from=-, read last */
+	const char **files_from = NULL;	/* read after --null is known */
+	unsigned int nfiles_from = 0;
 	int c;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -683,9 +703,14 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_FILES_FROM:
 			if (strcmp(optarg, "-"))
-				parse_files_from(optarg);
+				files_from = add_files_from(files_from,
+							    &nfiles_from,
+							    optarg);
 			else
 				names_stdin = true;
+			break;
+		case OPT_NULL:
+			names_nul = true;
 			break;
 		case OPT_TAR:
 			cfg->tar = optarg;
@@ -745,6 +770,9 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	if (optind + 1 < argc)
 		usage_error("unexpected argument '%s'", argv[optind + 1]);
 	cfg->image = argv[optind];
+	for (unsigned int i = 0; i < nfiles_from; i++)
+		parse_files_from(files_from[i]);
+	free(files_from);
 	check_args(cfg);
 	check_outputs(cfg);
 	select_cats(cfg);

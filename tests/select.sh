@@ -5,7 +5,8 @@
 # paths expected, and each is checked against --list, --manifest, the
 # tree --extract=DIR makes and the entry count of --json:
 #  - a name pattern (any component), a path pattern, an anchored one,
-#    one for directories only;
+#    one for directories only; '*' within one component, '**' across any
+#    number of directories (include and exclude); --null --files-from;
 #  - a directory excluded, or included, with its whole subtree; exclude
 #    wins over include; directories that lead to no selected entry left
 #    out, one whose children come after its siblings included;
@@ -112,6 +113,19 @@ case_ "name pattern, a directory reached" 0 ". a a/sub a/sub/y.h" \
 case_ "path pattern" 0 ". a a/sub a/sub/y.h" --include='*/sub' "$img"
 case_ "anchored pattern" 0 ". a.c" --include='/a.c' "$img"
 case_ "directories only" 0 ". a a/sub a/sub/y.h" --include='sub/' "$img"
+# '*' never crosses '/'; '**' spans any number of directories, none too
+case_ "'*/x.c': one directory deep only" 0 ". a a/x.c" --include='*/x.c' "$img"
+case_ "'**/*.o': at any depth" 0 ". b b/deep b/deep/er b/deep/er/f.o" \
+	--include='**/*.o' "$img"
+case_ "'**/x.c': at the top and below" 0 ". a a/x.c" --include='**/x.c' "$img"
+case_ "'b/**/f.o': directories between" 0 ". b b/deep b/deep/er b/deep/er/f.o" \
+	--include='b/**/f.o' "$img"
+case_ "--exclude='**/*.c'" 0 \
+	". a a-b a/sub a/sub/y.h b b/deep b/deep/er b/deep/er/f.o empty lnk top.txt" \
+	--exclude='**/*.c' "$img"
+printf 'a/x.c\0top.txt\0' >"$scratch/names0"
+case_ "--null --files-from" 0 ". a a/x.c top.txt" --null \
+	--files-from="$scratch/names0" "$img"
 case_ "an included directory brings its subtree" 0 \
 	". b b/deep b/deep/er b/deep/er/f.o" --include='b/deep' "$img"
 case_ "an excluded directory prunes its subtree" 0 \

@@ -25,6 +25,7 @@ struct select_pattern {
 	size_t ncomp;
 	bool exclude;
 	bool path; /* has a '/': matched against the path */
+	bool globstar; /* has a "**" component: glob_match() matches it */
 	bool dir_only; /* had a trailing '/' */
 };
 
@@ -99,6 +100,80 @@ static size_t select_anchor(const char *pat)
 	}
 }
 
+
+/* Is the component s starts with "**"? */
+static bool glob_is_globstar(const char *s)
+{
+	return s[0] == '*' && s[1] == '*' && (!s[2] || s[2] == '/');
+}
+
+/* The component after the one s starts with, or NULL. */
+static const char *glob_next(const char *s)
+{
+	s += strcspn(s, "/");
+	return *s ? s + 1 : NULL;
+}
+
+/* Is a whole component of pat "**"? */
+static bool glob_has_globstar(const char *pat)
+{
+	for (; pat; pat = glob_next(pat))
+		if (glob_is_globstar(pat))
+			return true;
+	return false;
+}
+
+/* The component s starts with, as a string in buf (EROFS_NAME_LEN + 1). */
+static const char *glob_comp(const char *s, char *buf)
+{
+	size_t len = strcspn(s, "/");
+
+	if (len > EROFS_NAME_LEN)
+		len = EROFS_NAME_LEN;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * pat against path, component by component: a "**" component matches
+ * any number of path components (none too), any other one component by
+ * fnmatch(3), so '*' never matches '/'. With lead, path is a directory:
+ * true when the pattern may still match an entry below it. Iterative,
+ * going back to the last "**" on a mismatch: paths are 4096 deep.
+ */
+static bool glob_match(const char *pat, const char *path, bool lead)
+{
+	char pc[EROFS_NAME_LEN + 1], sc[EROFS_NAME_LEN + 1];
+	const char *p = pat, *s = path, *star_p = NULL, *star_s = NULL;
+
+	for (;;) {
+		if (!s) {
+			while (p && glob_is_globstar(p))
+				p = glob_next(p);
+			return !p || lead;
+		}
+		if (p && glob_is_globstar(p)) {
+			star_p = p = glob_next(p);
+			star_s = s;
+			continue;
+		}
+		if (p && !fnmatch(glob_comp(p, pc), glob_comp(s, sc), 0)) {
+			p = glob_next(p);
+			s = glob_next(s);
+			continue;
+		}
+		if (!star_s)
+			return false;
+		/* the last "**" takes one more component */
+		star_s = glob_next(star_s);
+		s = star_s;
+		p = star_p;
+		if (!s)
+			return !p || lead;
+	}
+}
+
 int select_add_pattern(struct select_rules *r, const char *pat, bool exclude)
 {
 	size_t skip = select_anchor(pat), len = strlen(pat + skip);
@@ -138,6 +213,7 @@ int select_add_pattern(struct select_rules *r, const char *pat, bool exclude)
 	p->ncomp = 1;
 	for (s = p->pat; *s; s++)
 		p->ncomp += *s == '/';
+	p->globstar = glob_has_globstar(p->pat);
 	if (p->ncomp == 1)
 		return 0;
 	p->path = true;
@@ -211,18 +287,19 @@ static void select_sort_names(struct select_rules *r)
 	r->nnames = n;
 }
 
-static int select_read_lines(struct select_rules *r, FILE *f,
+static int select_read_lines(struct select_rules *r, FILE *f, bool nul,
 			     unsigned long *line)
 {
+	int end = nul ? '\0' : '\n';
 	size_t cap = 0;
 	char *buf = NULL;
 	ssize_t len;
 	int ret = 0;
 
 	*line = 0;
-	while (!ret && (len = getline(&buf, &cap, f)) >= 0) {
+	while (!ret && (len = getdelim(&buf, &cap, end, f)) >= 0) {
 		++*line;
-		if (len && buf[len - 1] == '\n')
+		if (len && buf[len - 1] == end)
 			buf[--len] = '\0';
 		if (memchr(buf, '\0', (size_t)len))
 			ret = -EINVAL;
@@ -235,7 +312,7 @@ static int select_read_lines(struct select_rules *r, FILE *f,
 	return ret;
 }
 
-int select_read_names(struct select_rules *r, const char *file,
+int select_read_names(struct select_rules *r, const char *file, bool nul,
 		      unsigned long *line)
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
@@ -245,7 +322,7 @@ int select_read_names(struct select_rules *r, const char *file,
 		return -errno;
 	r->listed = true;
 	errno = 0;
-	ret = select_read_lines(r, f, line);
+	ret = select_read_lines(r, f, nul, line);
 	if (f != stdin)
 		fclose(f);
 	select_sort_names(r);
@@ -318,6 +395,8 @@ static bool select_pattern_matches(const struct select_pattern *p,
 {
 	if (p->dir_only && !dir)
 		return false;
+	if (p->globstar)
+		return glob_match(p->pat, rel, false);
 	return !fnmatch(p->pat, p->path ? rel : name, FNM_PATHNAME);
 }
 
@@ -345,6 +424,8 @@ static bool select_may_lead(const struct select_pattern *p,
 {
 	if (!p->path)
 		return true;
+	if (p->globstar)
+		return glob_match(p->pat, e->rel, true);
 	if (e->depth >= p->ncomp)
 		return false;
 	return !fnmatch(p->prefixes[e->depth - 1], e->rel, FNM_PATHNAME);

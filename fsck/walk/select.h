@@ -63,10 +63,11 @@ struct select_rules {
 int select_add_pattern(struct select_rules *r, const char *pat, bool exclude);
 
 /*
- * Read --files-from FILE ("-": standard input), one path a line. 0 or a
- * negative errno; *line is the line at fault for -EINVAL (a NUL byte).
+ * Read --files-from FILE ("-": standard input), one path a line, or with
+ * nul (--null) one path before each NUL byte. 0 or a negative errno;
+ * *line is the line at fault for -EINVAL (a NUL byte in a line).
  */
-int select_read_names(struct select_rules *r, const char *file,
+int select_read_names(struct select_rules *r, const char *file, bool nul,
 		      unsigned long *line);
 
 /*
