@@ -28,6 +28,8 @@ struct fsck_cfg {
 	const char *format;		/* --format, for --tar */
 	const char *tar_options;	/* --options, for --tar */
 	const char *compress;		/* --compress, for --tar */
+	const char *write_image;	/* --write-image=FILE */
+	const char *write_partitions;	/* --write-partitions=DIR */
 	const char **cats;		/* --cat, as given */
 	const char **cat_rels;		/* normalized */
 	unsigned int ncats;

@@ -588,7 +588,10 @@ static void report_stdout(struct report *rep)
 		report_fatal(rep, "standard output: %s", strerror(err));
 }
 
-/* Open IMAGE out of its container (container.h). */
+/*
+ * Open IMAGE out of its container (container.h): 0, a negative errno
+ * after reporting, or 1 when --write-image wrote what holds no EROFS.
+ */
 static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 		      struct erofs_open_opts *oo, struct erofs_image **img)
 {
@@ -599,11 +602,89 @@ static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 
 	if (ret < 0)
 		return ret;
+	/* written out, then checked if it holds EROFS: 1 when not */
+	if (cfg->write_image) {
+		ret = container_write_image(cfg, rep, oo->source,
+					    cfg->write_image);
+		if (ret || !container_holds_erofs(oo->source, cfg->offset)) {
+			erofs_source_close(oo->source);
+			oo->source = NULL;
+			return ret ? ret : 1;
+		}
+	}
 	erofs_err_clear(&err);
 	ret = erofs_image_open(img, oo, &err);
 	if (ret < 0)
 		report_lib_error(rep, &loc, &err, ret);
 	return ret;
+}
+
+/* The names of the super image's partitions that hold bytes. */
+static char **partition_names(const struct fsck_cfg *cfg, struct report *rep,
+			      size_t *n)
+{
+	struct fsck_cfg whole = *cfg;
+	struct erofs_source *src;
+	struct erofs_lp *lp = NULL;
+	char **names = NULL;
+	uint32_t i;
+
+	*n = 0;
+	whole.list_partitions = true;
+	if (!container_open(&whole, rep, &src) &&
+	    !container_read_lp(&whole, rep, src, &lp)) {
+		names = calloc(lp->nparts + 1, sizeof(*names));
+		for (i = 0; names && i < lp->nparts; i++)
+			if (lp->parts[i].size &&
+			    !(names[*n] = strdup(lp->parts[i].name)))
+				break;
+			else if (lp->parts[i].size)
+				++*n;
+		if (!names || i < lp->nparts)
+			report_nomem(rep, NULL);
+	}
+	erofs_lp_free(lp);
+	erofs_source_close(src);
+	return names;
+}
+
+/*
+ * --write-partitions=DIR: each partition that holds bytes to
+ * DIR/NAME.img, as lpunpack writes them, and checked when it is EROFS.
+ */
+static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
+			     const struct erofs_open_opts *oo,
+			     struct run_result *res)
+{
+	char **names, *path;
+	size_t n, i;
+
+	if (mkdir(cfg->write_partitions, 0777) && errno != EEXIST) {
+		report_fatal(rep, "--write-partitions=%s: %s",
+			     cfg->write_partitions, strerror(errno));
+		return;
+	}
+	names = partition_names(cfg, rep, &n);
+	for (i = 0; i < n && !rep->fatal && !interrupted(); i++) {
+		struct fsck_cfg one = *cfg;
+		struct erofs_open_opts o = *oo;
+		struct erofs_image *img = NULL;
+
+		if (asprintf(&path, "%s/%s.img", cfg->write_partitions,
+			     names[i]) < 0) {
+			report_nomem(rep, NULL);
+			break;
+		}
+		one.partition = names[i];
+		one.write_image = path;
+		if (!open_image(&one, rep, &o, &img))
+			check_image(&one, rep, img, res);
+		erofs_image_close(img);
+		free(path);
+	}
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* --list-partitions */
@@ -677,6 +758,8 @@ int main(int argc, char **argv)
 	oo.no_sbcrc = cfg.no_sbcrc;
 	if (cfg.list_partitions)
 		list_partitions(&cfg, &rep);
+	else if (cfg.write_partitions)
+		write_partitions(&cfg, &rep, &oo, &res);
 	else if (!open_image(&cfg, &rep, &oo, &img) && !interrupted()) {
 		print_image_info(&rep, img);
 		check_image(&cfg, &rep, img, &res);

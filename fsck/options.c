@@ -63,6 +63,8 @@ enum {
 	OPT_COMPRESS,
 	OPT_CAT,
 	OPT_NULL,
+	OPT_WRITE_IMAGE,
+	OPT_WRITE_PARTITIONS,
 };
 
 static const struct option long_options[] = {
@@ -97,6 +99,8 @@ static const struct option long_options[] = {
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 	{ "null", no_argument, NULL, OPT_NULL },
+	{ "write-image", required_argument, NULL, OPT_WRITE_IMAGE },
+	{ "write-partitions", required_argument, NULL, OPT_WRITE_PARTITIONS },
 	{ "sparse", no_argument, NULL, OPT_SPARSE },
 	{ "fs-config", required_argument, NULL, OPT_FS_CONFIG },
 	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
@@ -171,6 +175,12 @@ static const char usage_text[] =
 	"  --list-partitions      list the partitions of the super image\n"
 	"                         IMAGE (name, group, size, attributes,\n"
 	"                         extents, what each holds) and exit\n"
+	"  --write-image=FILE     write IMAGE's bytes out of its container (a\n"
+	"                         sparse image unsparsed, the partition of\n"
+	"                         --partition) to FILE, whatever it holds;\n"
+	"                         then check it if it is EROFS\n"
+	"  --write-partitions=DIR every partition of the super image to\n"
+	"                         DIR/NAME.img, as lpunpack; EROFS ones checked\n"
 	"\n"
 	"Extraction:\n"
 	"  --extract=DIR          check, and extract the tree (or the subtree\n"
@@ -543,34 +553,37 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("--options=%s: %s", cfg->tar_options, why);
 	if (cfg->keep_existing && cfg->overwrite)
 		usage_error("%s", "--keep-existing and --overwrite cannot be used together");
-	if (cfg->sparse && !d && !cfg->tar)
-		usage_error("%s", "--sparse needs --extract=DIR or --tar");
+	if (cfg->write_image && (!*cfg->write_image ||
+				 !strcmp(cfg->write_image, "-")))
+		usage_error("%s", "--write-image needs a file");
+	if (cfg->write_partitions && !*cfg->write_partitions)
+		usage_error("%s", "--write-partitions needs a directory");
+	if (cfg->write_partitions &&
+	    (cfg->write_image || cfg->partition || cfg->extract_dir ||
+	     cfg->tar || cfg->manifest || cfg->list || cfg->compare ||
+	     cfg->ncats || cfg->has_nid || cfg->path))
+		usage_error("%s", "--write-partitions writes and checks every partition: it takes no --write-image, --partition or other output");
+	if (cfg->sparse && !d && !cfg->tar && !cfg->write_image &&
+	    !cfg->write_partitions)
+		usage_error("%s", "--sparse needs --extract=DIR, --tar or --write-image");
 	check_partition_args(cfg);
 }
 
 /* An output that is one of the inputs would destroy the image: refuse it. */
-static void refuse_input(const char *what, const struct stat *st)
+static void refuse_input(const char *opt, const char *path, const char *input)
 {
-	const char *input = inputs_name(st);
-
 	if (!input)
 		return;
-	fprintf(stderr, "%s: %s: the same file as %s, which this run reads: not overwritten\n",
-		PROG, what, strcmp(input, "-") ? input : "standard input");
+	fprintf(stderr, "%s: %s%s%s: the same file as %s, which this run reads: not overwritten\n",
+		PROG, opt, path ? "=" : "", path ? path : "",
+		strcmp(input, "-") ? input : "standard input");
 	exit(FSCK_EXIT_USAGE);
 }
 
 static void refuse_output(const char *opt, const char *path)
 {
-	struct stat st;
-	char *what;
-
-	if (!path || !strcmp(path, "-") || stat(path, &st))
-		return;
-	if (asprintf(&what, "%s=%s", opt, path) < 0)
-		what = NULL;
-	refuse_input(what ? what : opt, &st);
-	free(what);
+	if (path && strcmp(path, "-"))
+		refuse_input(opt, path, inputs_named_by(path));
 }
 
 /* No output may be IMAGE or a --device (inputs.h). */
@@ -590,8 +603,9 @@ static void check_outputs(const struct fsck_cfg *cfg)
 	refuse_output("--tar", cfg->tar);
 	refuse_output("--fs-config", cfg->fs_config);
 	refuse_output("--file-contexts", cfg->file_contexts);
+	refuse_output("--write-image", cfg->write_image);
 	if (!fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode))
-		refuse_input("standard output", &st);
+		refuse_input("standard output", NULL, inputs_name(&st));
 }
 
 /*
@@ -711,6 +725,12 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_NULL:
 			names_nul = true;
+			break;
+		case OPT_WRITE_IMAGE:
+			cfg->write_image = optarg;
+			break;
+		case OPT_WRITE_PARTITIONS:
+			cfg->write_partitions = optarg;
 			break;
 		case OPT_TAR:
 			cfg->tar = optarg;

@@ -385,6 +385,60 @@ def make_copy(s):
     return copy.deepcopy(s)
 
 
+def allocated(path):
+    return os.stat(path).st_blocks * 512
+
+
+def write_tests(tmp, img_a, img_b):
+    """--write-image and --write-partitions: the bytes out of sparse and
+    super images, as simg2img and lpunpack give them"""
+    raw_a, raw_b = read(img_a), read(img_b)
+    out = os.path.join(tmp, "w.img")
+    if HAVE_SIMG:
+        simg = os.path.join(tmp, "w.simg")
+        subprocess.run(["img2simg", img_a, simg], check=True)
+        back = os.path.join(tmp, "simg2img.img")
+        subprocess.run(["simg2img", simg, back], check=True)
+        rc, _, err = run("--write-image=" + out, simg)
+        tap(rc == 0 and read(out) == read(back),
+            "--write-image of a sparse image: simg2img's bytes, checked",
+            ["exit %d" % rc, err[-300:]])
+    else:
+        tap(True, "--write-image of a sparse image",
+            directive="SKIP no img2simg")
+    s = make_super(raw_a, raw_b)
+    sup = write(os.path.join(tmp, "w-super.img"), s.image())
+    rc, _, err = run("--write-image=" + out, "--partition=system_a", sup)
+    tap(rc == 0 and read(out) == ai.pad(raw_a),
+        "--write-image --partition=system_a: the partition's bytes",
+        ["exit %d" % rc, err[-300:]])
+    rc, _, err = run("--write-image=" + out, "--partition=product_a", sup)
+    tap(rc == 0 and read(out) == ext4_like() and "not EROFS" not in err,
+        "--write-image of an ext4 partition: written, exit 0",
+        ["exit %d" % rc, err[-300:]])
+    rc, _, err = run("--sparse", "--write-image=" + out,
+                     "--partition=product_a", sup)
+    tap(rc == 0 and read(out) == ext4_like() and
+        allocated(out) < len(ext4_like()) // 2,
+        "--write-image --sparse: zero runs become holes",
+        ["exit %d, %d bytes allocated" % (rc, allocated(out)), err[-300:]])
+    parts = os.path.join(tmp, "parts")
+    rc, _, err = run("-d3", "--write-partitions=" + parts, sup)
+    files = sorted(os.listdir(parts)) if os.path.isdir(parts) else []
+    tap(rc == 0 and files == ["product_a.img", "system_a.img",
+                              "vendor_a.img"] and
+        read(os.path.join(parts, "system_a.img")) == ai.pad(raw_a) and
+        read(os.path.join(parts, "vendor_a.img")) == ai.pad(raw_b) and
+        err.count("no errors found") == 1,
+        "--write-partitions: every partition with bytes, as lpunpack, "
+        "the EROFS ones checked", ["exit %d: %s" % (rc, files),
+                                   err[-600:]])
+    rc, _, err = run("--write-image=" + sup, "--partition=system_a", sup)
+    tap(rc == 16 and "which this run reads" in err,
+        "--write-image onto IMAGE: refused (exit 16)",
+        ["exit %d" % rc, err[-300:]])
+
+
 def main():
     img_a = os.path.join(DATA, "lz4hc-default.erofs")
     img_b = os.path.join(DATA, "zstd-c64k-fragments.erofs")
@@ -394,6 +448,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         sparse_tests(tmp, img_a)
         super_tests(tmp, img_a, img_b)
+        write_tests(tmp, img_a, img_b)
     return tap_end()
 
 

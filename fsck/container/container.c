@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "container.h"
 #include "erofs/format.h"
 #include "erofs/lp.h"
+#include "inputs.h"
+#include "interrupt.h"
+#include "outfile.h"
 #include "spool.h"
+
+/* What --write-image reads and writes at once. */
+#define WRITE_IMAGE_CHUNK (1u << 20)
+/* With --sparse, the blocks of zeros that become holes (as --extract's) */
+#define SPARSE_BLOCK 4096u
 
 /* How much of the start of a partition tells what it holds. */
 #define CONTENT_PROBE 4096
@@ -151,8 +160,10 @@ static int open_image_source(struct report *rep, const char *image,
 	ret = erofs_source_open(src, rep->image, fd, &err);
 	if (fd > STDIN_FILENO)
 		close(fd);
-	if (ret < 0)
-		return source_failed(rep, &err, ret);
+	if (ret < 0) {
+		source_failed(rep, &err, ret);
+		return ret;
+	}
 	if (erofs_source_kind(*src) == EROFS_SOURCE_SPARSE)
 		report_msg(
 			rep, FSCK_LVL_INFO,
@@ -167,6 +178,118 @@ static int open_image_source(struct report *rep, const char *image,
 		return ret;
 	}
 	return 0;
+}
+
+bool container_holds_erofs(const struct erofs_source *src, uint64_t offset)
+{
+	struct erofs_err err;
+	const char *what;
+
+	erofs_err_clear(&err);
+	what = content_at(src, offset, &err);
+	erofs_err_drop(&err);
+	return what && !strcmp(what, "EROFS");
+}
+
+/* Is the whole of buf zeros? */
+static bool all_zeros(const uint8_t *buf, size_t len)
+{
+	return !len || (!buf[0] && !memcmp(buf, buf + 1, len - 1));
+}
+
+/* buf, of len bytes at off, into fd: its 4 KiB blocks of zeros as holes */
+static int write_sparse(int fd, const uint8_t *buf, size_t len, uint64_t off)
+{
+	size_t pos = 0, start, n;
+	int ret;
+
+	while (pos < len) {
+		n = len - pos < SPARSE_BLOCK ? len - pos : SPARSE_BLOCK;
+		if (all_zeros(buf + pos, n)) {
+			pos += n;
+			continue;
+		}
+		start = pos;
+		while (pos < len && !all_zeros(buf + pos, n)) {
+			pos += n;
+			n = len - pos < SPARSE_BLOCK ? len - pos : SPARSE_BLOCK;
+		}
+		ret = outfile_write_all(fd, buf + start, pos - start,
+					(off_t)(off + start));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Every byte of src into fd, zero runs as holes with sparse. */
+static int copy_source(const struct erofs_source *src, int fd, bool sparse,
+		       uint8_t *buf, struct report *rep)
+{
+	uint64_t size = erofs_source_size(src), off;
+	struct erofs_err err;
+	size_t n;
+	int ret;
+
+	for (off = 0; off < size; off += n) {
+		if (interrupted())
+			return -EINTR;
+		n = size - off < WRITE_IMAGE_CHUNK ? (size_t)(size - off) :
+						     WRITE_IMAGE_CHUNK;
+		erofs_err_clear(&err);
+		ret = erofs_source_read(src, buf, n, off, &err);
+		if (ret)
+			return source_failed(rep, &err, ret) ? ret : -EIO;
+		ret = sparse ? write_sparse(fd, buf, n, off) :
+			       outfile_write_all(fd, buf, n, (off_t)off);
+		if (ret)
+			return ret;
+	}
+	/* a hole at the end still counts in the size */
+	return ftruncate(fd, (off_t)size) ? -errno : 0;
+}
+
+int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
+			  const struct erofs_source *src, const char *path)
+{
+	uint8_t *buf = malloc(WRITE_IMAGE_CHUNK);
+	struct outfile of;
+	int ret;
+
+	if (!buf) {
+		report_nomem(rep, NULL);
+		return -ENOMEM;
+	}
+	if (inputs_named_by(path)) {
+		report_usage(rep, "%s: the same file as %s, which this run reads: not overwritten",
+			     path, inputs_named_by(path));
+		free(buf);
+		return -EINVAL;
+	}
+	ret = outfile_open(&of, path);
+	if (ret) {
+		report_fatal(rep, "cannot create %s: %s", path,
+			     strerror(-ret));
+		free(buf);
+		return ret;
+	}
+	ret = copy_source(src, of.fd, cfg->sparse, buf, rep);
+	free(buf);
+	if (ret) {
+		outfile_discard(&of);
+		if (ret != -EINTR && ret != -EIO)
+			report_fatal(rep, "cannot write %s: %s", path,
+				     strerror(-ret));
+		return ret;
+	}
+	ret = outfile_commit(&of);
+	if (ret)
+		report_fatal(rep, "cannot write %s: %s", path, strerror(-ret));
+	else
+		report_msg(rep, FSCK_LVL_INFO, "%s: %llu bytes written to %s",
+			   rep->image,
+			   (unsigned long long)erofs_source_size(src), path);
+	return ret;
 }
 
 /* Is src a super image? 1 or 0, or a negative errno after reporting. */
@@ -287,7 +410,8 @@ static int open_partition(const struct fsck_cfg *cfg, struct report *rep,
 			   rep->image, part->name,
 			   (unsigned long long)part->size,
 			   erofs_source_pieces(*src), what);
-		ret = holds_erofs(cfg, rep, *src, part->name);
+		ret = cfg->write_image ? 0 :
+					 holds_erofs(cfg, rep, *src, part->name);
 		if (ret) {
 			erofs_source_close(*src);
 			*src = NULL;
@@ -319,7 +443,8 @@ int container_open(const struct fsck_cfg *cfg, struct report *rep,
 			rep->image);
 		ret = -EINVAL;
 	}
-	if (!ret && !cfg->list_partitions)
+	/* --write-image takes whatever the container holds */
+	if (!ret && !cfg->list_partitions && !cfg->write_image)
 		ret = holds_erofs(cfg, rep, image, NULL);
 	if (ret < 0) {
 		erofs_source_close(image);

@@ -18,12 +18,25 @@
 
 /*
  * The source to check: IMAGE itself, or its partition cfg->partition
- * (with --list-partitions: IMAGE, the super image). The checksums of a
+ * (with --list-partitions: IMAGE, the super image); with --write-image,
+ * whatever it holds, EROFS or not. The checksums of a
  * sparse image are verified first; a mismatch is reported as a problem and
  * the run goes on. Returns 0, or a negative errno after reporting why.
  */
 int container_open(const struct fsck_cfg *cfg, struct report *rep,
 		   struct erofs_source **src);
+
+/* Does src hold an EROFS superblock at offset? */
+bool container_holds_erofs(const struct erofs_source *src, uint64_t offset);
+
+/*
+ * --write-image=path: every byte of src (IMAGE out of its container, the
+ * partition of --partition), zero runs as holes with --sparse, under a
+ * hidden name renamed to path when complete (outfile.h). 0, or a negative
+ * errno after reporting why.
+ */
+int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
+			  const struct erofs_source *src, const char *path);
 
 /*
  * The metadata of the super image src, of the slot of --slot, or a

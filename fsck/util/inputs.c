@@ -49,6 +49,13 @@ bool inputs_hold(const struct stat *st)
 	return inputs_name(st) != NULL;
 }
 
+const char *inputs_named_by(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? NULL : inputs_name(&st);
+}
+
 bool inputs_hold_at(int dfd, const char *name)
 {
 	struct stat st;

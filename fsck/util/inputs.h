@@ -20,6 +20,9 @@ bool inputs_hold(const struct stat *st);
 /* The input st is, as named on the command line, or NULL. */
 const char *inputs_name(const struct stat *st);
 
+/* The input path names (through symlinks), as named on the command line. */
+const char *inputs_named_by(const char *path);
+
 /* Is the entry name in directory dfd (never followed) one of them? */
 bool inputs_hold_at(int dfd, const char *name);
 
