@@ -13,7 +13,8 @@
 # - --tar=FILE over an existing FILE: a complete run replaces it (with
 #   FILE's permissions), one stopped by a failed read of the image
 #   (fault/io_fail.so) leaves it as it was, and no hidden file;
-#   --tar=/dev/stdout redirected to a file is written in place;
+#   --tar=/dev/stdout redirected to a file is written in place, and so is
+#   a FILE in a directory where the user may make no file;
 # - --overwrite and --keep-existing extract into a directory that is not
 #   empty (without --force); without them it is refused, naming them;
 # - an entry that cannot be created (--force, an entry of that name in
@@ -134,6 +135,25 @@ if [ "$rc" -eq 0 ] && tar -tf "$scratch/stdout.tar" >/dev/null 2>&1 &&
 	tap_ok "--tar=/dev/stdout to a file: written in place"
 else
 	tap_not_ok "--tar=/dev/stdout to a file (exit $rc)"
+fi
+
+# a FILE that may be written in a directory where nothing may be made
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	mkdir "$scratch/ro"
+	: >"$scratch/ro/a.tar"
+	chmod 666 "$scratch/ro/a.tar"
+	chmod 755 "$scratch/ro" "$scratch"
+	chmod 644 "$img"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		timeout 300 "$FSCK" --tar="$scratch/ro/a.tar" "$img" 2>"$err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && tar -tf "$scratch/ro/a.tar" >/dev/null 2>&1; then
+		tap_ok "--tar=FILE in a directory that takes no new file: written in place"
+	else
+		tap_not_ok "--tar=FILE in a directory that takes no new file (exit $rc)"
+	fi
+else
+	tap_skip "--tar=FILE in a directory that takes no new file" "not root"
 fi
 
 # a directory that is not empty

@@ -72,6 +72,11 @@ int outfile_open(struct outfile *of, const char *path)
 	if (of->fd < 0) {
 		free(of->tmp);
 		of->tmp = NULL;
+		/* a FILE that may be written in a directory that may not */
+		if (errno == EACCES || errno == EPERM || errno == EROFS) {
+			outfile_discard(of);
+			return outfile_open_in_place(of, path);
+		}
 	}
 	if (of->fd < 0 || fchmod(of->fd, mode)) {
 		int err = errno;

@@ -25,7 +25,8 @@ mode_t outfile_umask(void);
  * over FILE only when complete, so that a run that fails or is
  * interrupted leaves whatever FILE held. A FILE that exists and is not a
  * regular file (a pipe, a device), or is under /dev or /proc (/dev/stdout
- * redirected to a file), is written in place.
+ * redirected to a file), is written in place, and so is one in a
+ * directory where no other file may be made.
  */
 struct outfile {
 	int fd;
