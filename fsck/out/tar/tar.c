@@ -111,6 +111,32 @@ static bool tar_header_refused(struct tar_writer *tw)
 	return true;
 }
 
+/*
+ * warc's record header of a file is built in 512 bytes, 212 of them its
+ * fixed fields: a path too long for the rest is refused by libarchive,
+ * which then loses the header's memory. Refuse it here, as it would.
+ */
+#define TAR_WARC_HEADER 512
+#define TAR_WARC_FIXED 212
+
+static bool tar_warc_too_long(struct tar_writer *tw, struct tar_file *tf)
+{
+	char size[24];
+
+	if ((archive_format(tw->a) & ARCHIVE_FORMAT_BASE_MASK) !=
+		    ARCHIVE_FORMAT_WARC ||
+	    archive_entry_filetype(tf->entry) != AE_IFREG)
+		return false;
+	snprintf(size, sizeof(size), "%lld",
+		 (long long)archive_entry_size(tf->entry));
+	if (TAR_WARC_FIXED + strlen(tf->name) + strlen(size) < TAR_WARC_HEADER)
+		return false;
+	archive_set_error(tw->a, ENAMETOOLONG,
+			  "cannot archive file: its path does not fit a WARC record header");
+	tar_note(tw, true, tf->name);
+	return true;
+}
+
 /* An entry whose header went in, but the writer took none of its data. */
 static void tar_data_refused(struct tar_writer *tw, const char *name)
 {
@@ -368,6 +394,8 @@ static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 		archive_entry_set_ino64(tf->entry,
 					(la_int64_t)tf->item.seq + 1);
 	if (tf->kind == TAR_LINK && !tar_link_to_first(tw, tf))
+		return;
+	if (tar_warc_too_long(tw, tf))
 		return;
 	if (!tar_header_written(tw, archive_write_header(tw->a, tf->entry),
 				tf->name))
