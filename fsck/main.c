@@ -579,12 +579,16 @@ static int write_json(const struct fsck_cfg *cfg, struct report *rep,
 	return status | FSCK_EXIT_OPERATIONAL;
 }
 
-/* A write to standard output that failed stops the run's verdict short. */
+/*
+ * A write to standard output that failed stops the run's verdict short,
+ * said once: an output that said it already (the listing's own writer)
+ * has stopped the run.
+ */
 static void report_stdout(struct report *rep)
 {
 	int err = stdout_check_flush();
 
-	if (err)
+	if (err && !rep->fatal)
 		report_fatal(rep, "standard output: %s", strerror(err));
 }
 

@@ -200,7 +200,7 @@ static enum fsck_result list_out_entry(void *priv, const struct out_entry *oe,
 	}
 	ret = list_entry(lo->out, e, oe->target, first);
 	if (ret < 0 && ret != -ENOMEM && !lo->rep->fatal && !interrupted())
-		report_fatal(lo->rep, "cannot write the listing: %s",
+		report_fatal(lo->rep, "cannot write the listing to standard output: %s",
 			     strerror(-ret));
 	return fsck_result_of(ret);
 }

@@ -489,7 +489,7 @@ static enum fsck_result manifest_out_finish(void *priv, struct report *rep,
 		report_fatal(rep, "%s: out of memory while %s", rep->image,
 			     "writing the manifest");
 	else if (ret < 0)
-		report_fatal(rep, "cannot write the manifest: %s",
+		report_fatal(rep, "cannot write the manifest to standard output: %s",
 			     strerror(-ret));
 	return ret < 0 ? FSCK_STOP : FSCK_OK;
 }

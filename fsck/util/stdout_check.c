@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "options.h"
 #include "report.h"
 #include "stdout_check.h"
@@ -23,12 +25,6 @@ static ssize_t stdout_check_write(void *cookie, const char *buf, size_t size)
 		n = write(STDOUT_FILENO, buf + done, size - done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		/*
-		 * A closed pipe raised SIGPIPE, which killed the process or
-		 * stops it as interrupted (interrupt.h): said once, there.
-		 */
-		if (n < 0 && errno == EPIPE)
-			return done ? (ssize_t)done : -1;
 		if (n <= 0) {
 			__atomic_compare_exchange_n(
 				&first_error, &expected, n < 0 ? errno : ENOSPC,
@@ -40,11 +36,23 @@ static ssize_t stdout_check_write(void *cookie, const char *buf, size_t size)
 	return (ssize_t)done;
 }
 
+/*
+ * The first failed write, but for a closed pipe whose SIGPIPE stopped
+ * the run as interrupted (interrupt.h): that is said once, there. (A
+ * SIGPIPE the caller ignores leaves the failure to be said here.)
+ */
+static int stdout_check_error(void)
+{
+	int err = __atomic_load_n(&first_error, __ATOMIC_RELAXED);
+
+	return err == EPIPE && interrupt_signal() == SIGPIPE ? 0 : err;
+}
+
 int stdout_check_flush(void)
 {
 	fflush(stdout);
-	reported = __atomic_load_n(&first_error, __ATOMIC_RELAXED) != 0;
-	return __atomic_load_n(&first_error, __ATOMIC_RELAXED);
+	reported = stdout_check_error() != 0;
+	return stdout_check_error();
 }
 
 /* At exit: flush, close, and turn a lost write into exit status 8. */
@@ -53,7 +61,7 @@ static void stdout_check_exit(void)
 	int err;
 
 	fclose(stdout);
-	err = __atomic_load_n(&first_error, __ATOMIC_RELAXED);
+	err = stdout_check_error();
 	if (!err && close(STDOUT_FILENO) && errno != EBADF)
 		err = errno;
 	if (!err || reported)
