@@ -20,7 +20,7 @@
 /* How much of the start of a partition tells what it holds. */
 #define CONTENT_PROBE 4096
 
-/* The ext2/3/4 superblock: its magic, and the feature words telling them apart */
+/* The ext2/3/4 superblock: its magic, and the features telling them apart */
 #define EXT_SB 1024
 #define EXT_MAGIC_AT (EXT_SB + 56)
 #define EXT_COMPAT_AT (EXT_SB + 92)

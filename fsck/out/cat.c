@@ -39,9 +39,9 @@ static int cat_named(const struct cat *c, const struct walk_entry *e)
 
 static const char *cat_type(mode_t mode)
 {
-	return S_ISDIR(mode) ? "a directory" :
-	       S_ISLNK(mode) ? "a symlink" :
-			       "a special file";
+	return S_ISDIR(mode)   ? "a directory"
+	       : S_ISLNK(mode) ? "a symlink"
+			       : "a special file";
 }
 
 static enum fsck_result cat_entry(void *priv, const struct out_entry *oe,
@@ -55,7 +55,8 @@ static enum fsck_result cat_entry(void *priv, const struct out_entry *oe,
 	if (i < 0)
 		return FSCK_OK;
 	if (!S_ISREG(e->inode->mode)) {
-		report_failure(oe->rep, oe->loc, "--cat=%s: %s, not a regular file",
+		report_failure(oe->rep, oe->loc,
+			       "--cat=%s: %s, not a regular file",
 			       c->o.paths[i], cat_type(e->inode->mode));
 		return FSCK_REPORTED;
 	}
@@ -81,8 +82,7 @@ static bool cat_file_room(void *priv, void *file)
 	struct cat *c = priv;
 	struct cat_file *f = file;
 
-	return !f || !c->held ||
-	       c->held + cat_mem_bytes(f) <= CAT_WINDOW_BYTES;
+	return !f || !c->held || c->held + cat_mem_bytes(f) <= CAT_WINDOW_BYTES;
 }
 
 static enum fsck_result cat_file_queue(void *priv, void *file,
@@ -101,9 +101,10 @@ static enum fsck_result cat_file_queue(void *priv, void *file,
 	} else {
 		f->spool = outfile_spool(outfile_spool_dir());
 		if (f->spool < 0) {
-			report_fatal_at(of->rep, of->loc, -errno,
-					"--cat: cannot make a spool file in %s (TMPDIR): %s",
-					outfile_spool_dir(), strerror(errno));
+			report_fatal_at(
+				of->rep, of->loc, -errno,
+				"--cat: cannot make a spool file in %s (TMPDIR): %s",
+				outfile_spool_dir(), strerror(errno));
 			return FSCK_STOP;
 		}
 	}
@@ -143,15 +144,15 @@ static int cat_write(struct cat *c, struct cat_file *f)
 
 	if (f->mem)
 		return fwrite(f->mem, 1, (size_t)f->size, c->o.out) ==
-				       (size_t)f->size ?
-			       0 :
-			       -EIO;
+				       (size_t)f->size
+			       ? 0
+			       : -EIO;
 	buf = malloc(1u << 20);
 	if (!buf)
 		return -ENOMEM;
 	while (off < f->size) {
-		chunk = f->size - off < (1u << 20) ? (size_t)(f->size - off) :
-						     1u << 20;
+		chunk = f->size - off < (1u << 20) ? (size_t)(f->size - off)
+						   : 1u << 20;
 		n = pread(f->spool, buf, chunk, (off_t)off);
 		if (n <= 0 || fwrite(buf, 1, (size_t)n, c->o.out) != (size_t)n)
 			break;
@@ -185,7 +186,8 @@ static enum fsck_result cat_file_done(void *priv, void *file,
 		return FSCK_OK;
 	err = __atomic_load_n(&f->err, __ATOMIC_RELAXED);
 	if (err) {
-		report_failure(of->rep, of->loc, "--cat: cannot keep the data: %s",
+		report_failure(of->rep, of->loc,
+			       "--cat: cannot keep the data: %s",
 			       strerror(err));
 		r = FSCK_REPORTED;
 	} else if (f->queued && !of->skipped && of->data_ok) {

@@ -26,9 +26,10 @@ static ssize_t stdout_check_write(void *cookie, const char *buf, size_t size)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			__atomic_compare_exchange_n(
-				&first_error, &expected, n < 0 ? errno : ENOSPC,
-				false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			__atomic_compare_exchange_n(&first_error, &expected,
+						    n < 0 ? errno : ENOSPC,
+						    false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
 			return done ? (ssize_t)done : -1;
 		}
 		done += (size_t)n;

@@ -45,8 +45,7 @@ void tar_losses_fini(struct tar_losses *l)
 	pthread_mutex_destroy(&l->lock);
 }
 
-void tar_losses_add(struct tar_losses *l, enum tar_lost kind,
-		    const char *name)
+void tar_losses_add(struct tar_losses *l, enum tar_lost kind, const char *name)
 {
 	pthread_mutex_lock(&l->lock);
 	tar_named_add(&l->kind[kind], name, l->all);

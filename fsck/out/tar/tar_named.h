@@ -43,7 +43,6 @@ void tar_losses_init(struct tar_losses *l, bool all);
 void tar_losses_fini(struct tar_losses *l);
 
 /* Entry name lost something of this kind. */
-void tar_losses_add(struct tar_losses *l, enum tar_lost kind,
-		    const char *name);
+void tar_losses_add(struct tar_losses *l, enum tar_lost kind, const char *name);
 
 #endif
