@@ -120,7 +120,7 @@ static const char *type_name(mode_t mode)
 /*
  * An mtime compared at the precision the inode holds: a compact inode
  * has whole seconds of its own and the superblock's nanoseconds
- * (docs/format.md, time fields), an extended one nanoseconds; with
+ * (docs/format.md, "Times"), an extended one nanoseconds; with
  * --modify-window=N, seconds that differ by at most N are the same.
  */
 static bool same_mtime(const struct compare *c,
