@@ -3,10 +3,9 @@
  * Standard output through one place that remembers the first failed
  * write (a full disk, a closed pipe read no more, an I/O error), so that
  * no listing, difference, report or help text is lost silently: the run
- * ends by closing standard output and checking it, as coreutils'
- * close_stdout does, and a failure is a message naming the stream and
- * the error, and exit status 8. (--tar=- writes the descriptor itself and
- * reports its own failures.)
+ * ends by closing standard output and checking that too, and a failure
+ * is a message naming the stream and the error, and exit status 8.
+ * (--tar=- writes the descriptor itself and reports its own failures.)
  */
 #ifndef FSCK_STDOUT_CHECK_H
 #define FSCK_STDOUT_CHECK_H
