@@ -100,7 +100,6 @@ static size_t select_anchor(const char *pat)
 	}
 }
 
-
 /* Is the component s starts with "**"? */
 static bool glob_is_globstar(const char *s)
 {
