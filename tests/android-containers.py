@@ -403,9 +403,14 @@ def write_tests(tmp, img_a, img_b):
         tap(rc == 0 and read(out) == read(back),
             "--write-image of a sparse image: simg2img's bytes, checked",
             ["exit %d" % rc, err[-300:]])
+        rc, piped, err = run("--write-image=/dev/stdout", simg)
+        tap(rc == 0 and piped == read(back),
+            "--write-image=/dev/stdout into a pipe: the same bytes",
+            ["exit %d" % rc, err[-300:]])
     else:
         tap(True, "--write-image of a sparse image",
             directive="SKIP no img2simg")
+        tap(True, "--write-image=/dev/stdout", directive="SKIP no img2simg")
     s = make_super(raw_a, raw_b)
     sup = write(os.path.join(tmp, "w-super.img"), s.image())
     rc, _, err = run("--write-image=" + out, "--partition=system_a", sup)

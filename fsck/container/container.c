@@ -10,12 +10,11 @@
 #include "inputs.h"
 #include "interrupt.h"
 #include "outfile.h"
+#include "sparse.h"
 #include "spool.h"
 
 /* What --write-image reads and writes at once. */
 #define WRITE_IMAGE_CHUNK (1u << 20)
-/* With --sparse, the blocks of zeros that become holes (as --extract's) */
-#define SPARSE_BLOCK 4096u
 
 /* How much of the start of a partition tells what it holds. */
 #define CONTENT_PROBE 4096
@@ -191,38 +190,33 @@ bool container_holds_erofs(const struct erofs_source *src, uint64_t offset)
 	return what && !strcmp(what, "EROFS");
 }
 
-/* Is the whole of buf zeros? */
-static bool all_zeros(const uint8_t *buf, size_t len)
-{
-	return !len || (!buf[0] && !memcmp(buf, buf + 1, len - 1));
-}
-
-/* buf, of len bytes at off, into fd: its 4 KiB blocks of zeros as holes */
+/*
+ * buf, of len bytes at off, into fd, a new file that reads zeros where
+ * nothing is written: the blocks of zeros sparse.h says become holes.
+ */
 static int write_sparse(int fd, const uint8_t *buf, size_t len, uint64_t off)
 {
-	size_t pos = 0, start, n;
+	size_t from = 0, skip, end;
+	bool whole;
 	int ret;
 
-	while (pos < len) {
-		n = len - pos < SPARSE_BLOCK ? len - pos : SPARSE_BLOCK;
-		if (all_zeros(buf + pos, n)) {
-			pos += n;
-			continue;
+	while (from < len) {
+		skip = sparse_next_skip(buf, len, off, from, &end, &whole);
+		if (skip > from) {
+			ret = outfile_write_all(fd, buf + from, skip - from,
+						(off_t)(off + from));
+			if (ret)
+				return ret;
 		}
-		start = pos;
-		while (pos < len && !all_zeros(buf + pos, n)) {
-			pos += n;
-			n = len - pos < SPARSE_BLOCK ? len - pos : SPARSE_BLOCK;
-		}
-		ret = outfile_write_all(fd, buf + start, pos - start,
-					(off_t)(off + start));
-		if (ret)
-			return ret;
+		from = end;
 	}
 	return 0;
 }
 
-/* Every byte of src into fd, zero runs as holes with sparse. */
+/*
+ * Every byte of src into fd; with sparse (fd a new regular file), zero
+ * blocks as holes.
+ */
 static int copy_source(const struct erofs_source *src, int fd, bool sparse,
 		       uint8_t *buf, struct report *rep)
 {
@@ -240,13 +234,14 @@ static int copy_source(const struct erofs_source *src, int fd, bool sparse,
 		ret = erofs_source_read(src, buf, n, off, &err);
 		if (ret)
 			return source_failed(rep, &err, ret) ? ret : -EIO;
+		/* in order, without offsets: a pipe or device may be the file */
 		ret = sparse ? write_sparse(fd, buf, n, off) :
-			       outfile_write_all(fd, buf, n, (off_t)off);
+			       outfile_write_all(fd, buf, n, -1);
 		if (ret)
 			return ret;
 	}
 	/* a hole at the end still counts in the size */
-	return ftruncate(fd, (off_t)size) ? -errno : 0;
+	return sparse && ftruncate(fd, (off_t)size) ? -errno : 0;
 }
 
 int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
@@ -273,7 +268,8 @@ int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 		free(buf);
 		return ret;
 	}
-	ret = copy_source(src, of.fd, cfg->sparse, buf, rep);
+	/* a device or pipe written in place holds no holes */
+	ret = copy_source(src, of.fd, cfg->sparse && of.tmp, buf, rep);
 	free(buf);
 	if (ret) {
 		outfile_discard(&of);

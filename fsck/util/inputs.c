@@ -44,7 +44,7 @@ const char *inputs_name(const struct stat *st)
 	return NULL;
 }
 
-bool inputs_hold(const struct stat *st)
+static bool inputs_hold(const struct stat *st)
 {
 	return inputs_name(st) != NULL;
 }

@@ -14,9 +14,6 @@
 /* Note path ("-": standard input) as read; 0, or -ENOMEM. */
 int inputs_add(const char *path);
 
-/* Is the file st describes one of the inputs? */
-bool inputs_hold(const struct stat *st);
-
 /* The input st is, as named on the command line, or NULL. */
 const char *inputs_name(const struct stat *st);
 
