@@ -3,7 +3,6 @@
 #include <archive_entry.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,38 +59,6 @@ bool tar_failed(const struct tar_writer *tw)
 }
 
 /*
- * Count libarchive's message about entry name by kind: its text up to a
- * quoted name.
- */
-static void tar_note(struct tar_writer *tw, bool failed, const char *name)
-{
-	const char *s = archive_error_string(tw->a);
-	struct tar_msg *m;
-	size_t kind;
-	unsigned int i;
-
-	if (!s)
-		s = "unknown libarchive error";
-	kind = strcspn(s, "'");
-	for (i = 0; i < tw->nmsgs; i++) {
-		m = &tw->msgs[i];
-		if (m->failed == failed && m->kindlen == kind &&
-		    !strncmp(m->text, s, kind)) {
-			tar_named_add(&m->entries, name, tw->all_names);
-			return;
-		}
-	}
-	if (tw->nmsgs == TAR_MAX_MSGS || !(tw->msgs[i].text = strdup(s))) {
-		tw->more_msgs++;
-		return;
-	}
-	m = &tw->msgs[tw->nmsgs++];
-	m->kindlen = kind;
-	m->failed = failed;
-	tar_named_add(&m->entries, name, tw->all_names);
-}
-
-/*
  * warc's writer "warns" of a name too long for its header, writes no
  * header, and would still end the entry with a record separator, which
  * readers take for a broken record: end the entry now, that separator
@@ -137,14 +104,6 @@ static bool tar_warc_too_long(struct tar_writer *tw, struct tar_file *tf)
 	return true;
 }
 
-/* An entry whose header went in, but the writer took none of its data. */
-static void tar_data_refused(struct tar_writer *tw, const char *name)
-{
-	archive_set_error(tw->a, ENODATA,
-			  "the format's writer took none of its data");
-	tar_note(tw, true, name);
-}
-
 /* libarchive's word that a name went in as bytes, not as UTF-8. */
 static bool tar_name_untranslated(struct tar_writer *tw)
 {
@@ -157,12 +116,10 @@ static bool tar_name_untranslated(struct tar_writer *tw)
 static bool tar_header_written(struct tar_writer *tw, int ret,
 			       const char *name)
 {
-	tw->header_warned = false;
 	switch (ret) {
 	case ARCHIVE_OK:
 		return true;
 	case ARCHIVE_WARN:
-		tw->header_warned = true;
 		if (tar_header_refused(tw)) {
 			tar_note(tw, true, name);
 			return false;
@@ -185,19 +142,12 @@ static bool tar_header_written(struct tar_writer *tw, int ret,
 	}
 }
 
-/*
- * All of buf into the entry's data. -ENODATA: the writer, which warned of
- * the header, takes no data at all (warc's, for a name too long): the
- * entry was left out, the archive goes on.
- */
 static int tar_put(struct tar_writer *tw, const void *buf, size_t len)
 {
 	la_ssize_t n;
 
 	while (len) {
 		n = archive_write_data(tw->a, buf, len);
-		if (!n && tw->header_warned)
-			return -ENODATA;
 		if (n <= 0) {
 			/* a writer that takes no data may not say why */
 			tar_break(tw, EIO,
@@ -387,7 +337,6 @@ static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 {
 	const struct tar_first *first;
 	struct tar_data d;
-	int err;
 
 	/* inode numbers that tell the entries apart, but for links */
 	if (tw->caps.inodes)
@@ -402,10 +351,7 @@ static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 		return;
 	if (tf->kind == TAR_FILE) {
 		tar_data_of_file(tf, &d);
-		err = tar_put_data(tw, &d);
-		if (err == -ENODATA)
-			tar_data_refused(tw, tf->name);
-		if (err)
+		if (tar_put_data(tw, &d))
 			return;
 	} else if (tf->kind == TAR_LINK && tw->caps.links == TAR_LINKS_COPY) {
 		first = nidmap_find(&tw->first, tf->nid);
@@ -473,194 +419,6 @@ static int tar_open_output(struct tar_writer *tw, struct report *rep)
 		return 0;
 	report_fatal(rep, "--tar=%s: %s", tw->file, strerror(-ret));
 	return ret;
-}
-
-bool tar_format_known(const char *name)
-{
-	struct archive *a = archive_write_new();
-	bool known = a && archive_write_set_format_by_name(a, name) ==
-				  ARCHIVE_OK;
-
-	archive_write_free(a);
-	return known;
-}
-
-/* FILE's suffix and its compression, as GNU tar's -a picks them */
-static const struct {
-	const char *suffix, *filter;
-} tar_suffixes[] = {
-	{ ".gz", "gzip" },	{ ".tgz", "gzip" },   { ".taz", "gzip" },
-	{ ".xz", "xz" },	{ ".txz", "xz" },     { ".zst", "zstd" },
-	{ ".tzst", "zstd" },	{ ".bz2", "bzip2" },  { ".tbz", "bzip2" },
-	{ ".tbz2", "bzip2" },	{ ".tb2", "bzip2" },  { ".lz4", "lz4" },
-	{ ".lzma", "lzma" },	{ ".tlz", "lzma" },
-};
-
-const char *tar_compression(const char *file, const char *compress)
-{
-	size_t len = strlen(file), n;
-	unsigned int i;
-
-	if (compress)
-		return strcmp(compress, "none") ? compress : NULL;
-	for (i = 0; i < sizeof(tar_suffixes) / sizeof(tar_suffixes[0]); i++) {
-		n = strlen(tar_suffixes[i].suffix);
-		if (len > n && !strcmp(file + len - n, tar_suffixes[i].suffix))
-			return tar_suffixes[i].filter;
-	}
-	return NULL;
-}
-
-bool tar_compression_known(const char *name)
-{
-	struct archive *a = archive_write_new();
-	int ret = a ? archive_write_add_filter_by_name(a, name) : ARCHIVE_FATAL;
-
-	archive_write_free(a);
-	/* a warning: libarchive runs the compressor as a program */
-	return ret == ARCHIVE_OK || ret == ARCHIVE_WARN;
-}
-
-/*
- * The compression of the archive, with the threads of -j where the
- * filter has them (xz, zstd): compressing on one core would make the
- * run that much slower.
- */
-static int tar_set_filter(struct tar_writer *tw, struct report *rep)
-{
-	const char *filter = tar_compression(tw->file, tw->compress);
-	char threads[16];
-
-	if (!filter)
-		return 0;
-	if (archive_write_add_filter_by_name(tw->a, filter) < ARCHIVE_WARN) {
-		report_fatal(rep, "--compress=%s: %s", filter,
-			     archive_error_string(tw->a));
-		return -EINVAL;
-	}
-	/* the compressor's stream ends where it ends: no zeros after it */
-	archive_write_set_bytes_in_last_block(tw->a, 1);
-	snprintf(threads, sizeof(threads), "%u", tw->threads);
-	if (tw->threads > 1 && (!strcmp(filter, "xz") || !strcmp(filter, "zstd")))
-		/* an older libarchive has no such option: one thread, then */
-		archive_write_set_filter_option(tw->a, filter, "threads",
-						threads);
-	return 0;
-}
-
-const char *tar_options_refused(const char *format, const char *options)
-{
-	static char why[256];
-	struct archive *a = archive_write_new();
-	const char *refused = "out of memory";
-
-	if (a && archive_write_set_format_by_name(a, format ? format : "pax") ==
-			 ARCHIVE_OK) {
-		refused = NULL;
-		if (archive_write_set_options(a, options) != ARCHIVE_OK) {
-			snprintf(why, sizeof(why), "%s",
-				 archive_error_string(a));
-			refused = why;
-		}
-	}
-	archive_write_free(a);
-	return refused;
-}
-
-/*
- * The writer's (module's) conversion of names to UTF-8, made while this
- * thread's locale reads text as UTF-8: libarchive keeps the charset it
- * finds then for the life of the archive. Without such a locale, the
- * caller's.
- */
-static int tar_names_utf8(struct archive *a, const char *module)
-{
-	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	locale_t saved = (locale_t)0;
-	int ret;
-
-	if (utf8)
-		saved = uselocale(utf8);
-	ret = archive_write_set_format_option(a, module, "hdrcharset",
-					      "UTF-8");
-	if (utf8) {
-		uselocale(saved);
-		freelocale(utf8);
-	}
-	return ret;
-}
-
-/*
- * pax: xattrs in SCHILY.xattr records alone, as GNU tar writes them: GNU
- * tar warns of every LIBARCHIVE.xattr record (libarchive's default writes
- * both), and GNU tar and bsdtar both restore SCHILY ones
- * (--options=xattrheader=ALL brings libarchive's back). Names are written
- * as UTF-8, converted from UTF-8 whatever the caller's locale, so that
- * only a name that is not valid UTF-8 takes hdrcharset=BINARY (with a
- * warning of libarchive's).
- */
-static int tar_pax_options(struct archive *a)
-{
-	int ret = archive_write_set_format_option(a, "pax", "xattrheader",
-						  "SCHILY");
-
-	return ret == ARCHIVE_OK ? tar_names_utf8(a, "pax") : ret;
-}
-
-static int tar_set_format(struct tar_writer *tw, struct report *rep)
-{
-	struct archive *a = tw->a;
-
-	if (archive_write_set_format_by_name(a, tw->format) != ARCHIVE_OK) {
-		report_fatal(rep, "--format=%s: %s", tw->format,
-			     archive_error_string(a));
-		return -EINVAL;
-	}
-	tarentry_caps(a, &tw->caps);
-	/* mtree is for verifying: the digest of every regular file */
-	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
-		    ARCHIVE_FORMAT_MTREE &&
-	    archive_write_set_format_option(a, "mtree", "sha256", "1") !=
-		    ARCHIVE_OK) {
-		report_fatal(rep, "--format=%s: %s", tw->format,
-			     archive_error_string(a));
-		return -EINVAL;
-	}
-	/*
-	 * Only tar and cpio readers expect the archive padded to a whole
-	 * block (10 KiB): others, warc's among them, read the padding as a
-	 * record and fail.
-	 */
-	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) !=
-		    ARCHIVE_FORMAT_TAR &&
-	    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) !=
-		    ARCHIVE_FORMAT_CPIO)
-		archive_write_set_bytes_in_last_block(a, 1);
-	/* unbuffered, so that tar_header_refused() can drop what it must */
-	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
-	    ARCHIVE_FORMAT_WARC)
-		archive_write_set_bytes_per_block(a, 0);
-	/* zip: UTF-8 names, with the flag that says so (0x0800) */
-	if ((archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
-		    ARCHIVE_FORMAT_ZIP &&
-	    tar_names_utf8(a, "zip") != ARCHIVE_OK) {
-		report_fatal(rep, "--format=%s: %s", tw->format,
-			     archive_error_string(a));
-		return -EINVAL;
-	}
-	if (tw->caps.sparse && tar_pax_options(a) != ARCHIVE_OK) {
-		report_fatal(rep, "--format=%s: %s", tw->format,
-			     archive_error_string(a));
-		return -EINVAL;
-	}
-	/* --options: the user's, after the defaults, so that they win */
-	if (tw->options &&
-	    archive_write_set_options(a, tw->options) != ARCHIVE_OK) {
-		report_fatal(rep, "--options=%s: %s", tw->options,
-			     archive_error_string(a));
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* EROFS_FSCK_TAR_WINDOW (knobs.h): a smaller window, for tests. */
@@ -907,117 +665,6 @@ void tar_file_done(struct tar_file *tf, bool ok, bool failed,
 	ord_window_complete(&tw->window, &tf->item);
 }
 
-/*
- * The names a report line of n ends with: none when the one entry is
- * named by libarchive's own text already.
- */
-static void tar_names_of(const struct tar_named *n, const char *text,
-			 struct strbuf *sb)
-{
-	size_t len = n->names.s ? strlen(n->names.s) : 0;
-
-	sb_reset(sb);
-	/* libarchive's "NAME: what" */
-	if (n->count == 1 && len && text && !strncmp(text, n->names.s, len) &&
-	    text[len] == ':')
-		return;
-	tar_named_text(n, sb);
-}
-
-static void tar_report_lost(struct tar_writer *tw, struct report *rep)
-{
-	struct strbuf names = STRBUF_INIT;
-	const struct tar_named *n;
-	unsigned int k;
-
-	for (k = 0; k < TAR_LOST_KINDS; k++) {
-		n = &tw->losses.kind[k];
-		if (!n->count)
-			continue;
-		tar_names_of(n, NULL, &names);
-		if (k == TAR_LOST_SOCKETS)
-			report_warning(rep, NULL, "--tar: %s (%llu%s)",
-				       tarentry_lost_text(k),
-				       (unsigned long long)n->count,
-				       names.len ? names.s : "");
-		else
-			report_warning(rep, NULL,
-				       "--format=%s: %s (%llu %s%s)",
-				       tw->format, tarentry_lost_text(k),
-				       (unsigned long long)n->count,
-				       report_noun(n->count, "entry", "entries"),
-				       names.len ? names.s : "");
-	}
-	sb_release(&names);
-}
-
-static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
-{
-	struct strbuf names = STRBUF_INIT;
-	const struct tar_msg *m;
-	unsigned int i;
-
-	for (i = 0; i < tw->nmsgs; i++) {
-		m = &tw->msgs[i];
-		tar_names_of(&m->entries, m->text, &names);
-		if (m->failed)
-			report_failure(
-				rep, NULL,
-				"--format=%s: %llu %s left out, as: %s%s",
-				tw->format,
-				(unsigned long long)m->entries.count,
-				report_noun(m->entries.count, "entry",
-					    "entries"),
-				m->text, names.len ? names.s : "");
-		else
-			report_warning(
-				rep, NULL, "--format=%s: %llu %s, as: %s%s",
-				tw->format,
-				(unsigned long long)m->entries.count,
-				report_noun(m->entries.count, "entry",
-					    "entries"),
-				m->text, names.len ? names.s : "");
-	}
-	if (tw->more_msgs)
-		report_failure(
-			rep, NULL,
-			"--format=%s: %llu more %s with other libarchive messages",
-			tw->format, (unsigned long long)tw->more_msgs,
-			report_noun(tw->more_msgs, "entry", "entries"));
-	if (tw->binary_names.count) {
-		tar_names_of(&tw->binary_names, NULL, &names);
-		report_warning(
-			rep, NULL,
-			"--tar: %llu %s not valid UTF-8, stored as %s bytes%s%s",
-			(unsigned long long)tw->binary_names.count,
-			report_noun(tw->binary_names.count, "name", "names"),
-			report_noun(tw->binary_names.count, "its", "their"),
-			tw->caps.sparse ?
-				" with hdrcharset=BINARY (GNU tar warns of the keyword, and restores the bytes)" :
-				"",
-			names.len ? names.s : "");
-	}
-	if (tw->orphans)
-		report_msg(rep, FSCK_LVL_INFO,
-			   "--tar: %llu later %s left out with their file",
-			   (unsigned long long)tw->orphans,
-			   report_noun(tw->orphans, "name", "names"));
-	if (tw->check_failed)
-		report_warning(
-			rep, NULL,
-			"--tar: %llu %s left out, whose data or xattrs failed the check",
-			(unsigned long long)tw->check_failed,
-			report_noun(tw->check_failed, "file", "files"));
-	if (tw->spool_failed)
-		report_failure(
-			rep, NULL,
-			"--tar: %llu %s left out: cannot keep their data: %s",
-			(unsigned long long)tw->spool_failed,
-			report_noun(tw->spool_failed, "file", "files"),
-			strerror(tw->spool_err));
-	sb_release(&names);
-}
-
 static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
 {
 	int ret = 0;
@@ -1048,10 +695,8 @@ static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
 int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
 {
 	/* an interrupted archive is reported as such, and nothing else */
-	if (!interrupted()) {
-		tar_report_lost(tw, rep);
-		tar_report_msgs(tw, rep);
-	}
+	if (!interrupted())
+		tar_report(tw, rep);
 	if (tar_failed(tw)) {
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     tw->errtext ? tw->errtext : strerror(tw->err));

@@ -53,7 +53,6 @@ struct tar_writer {
 	int spool_err; /* atomic: errno of one of them */
 	bool failed; /* atomic: the archive is broken */
 	bool discard; /* drop what libarchive writes from now on */
-	bool header_warned; /* the entry's header went in with a warning */
 	/* the deliverer's (one thread at a time, in order) */
 	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
 	struct nidmap first; /* nid -> struct tar_first */
@@ -120,5 +119,16 @@ struct tar_file {
  * punched and make them the entry's sparse map (tar_data.c).
  */
 void tar_sparse_map(struct tar_file *tf);
+
+/* tar_format.c: the writer's format and options, then its compression */
+int tar_set_format(struct tar_writer *tw, struct report *rep);
+int tar_set_filter(struct tar_writer *tw, struct report *rep);
+
+/*
+ * tar_report.c: count what libarchive said of entry name (failed: it was
+ * left out); at the end, report every kind, with the names.
+ */
+void tar_note(struct tar_writer *tw, bool failed, const char *name);
+void tar_report(struct tar_writer *tw, struct report *rep);
 
 #endif
