@@ -51,9 +51,12 @@ static int stdout_check_error(void)
 
 int stdout_check_flush(void)
 {
+	int err;
+
 	fflush(stdout);
-	reported = stdout_check_error() != 0;
-	return stdout_check_error();
+	err = stdout_check_error();
+	reported = err != 0;
+	return err;
 }
 
 /* At exit: flush, close, and turn a lost write into exit status 8. */
