@@ -312,10 +312,19 @@ struct opened {
 	struct erofs_ctx ctx;
 };
 
+static void image_remove(void)
+{
+	if (image_path[0])
+		unlink(image_path);
+	image_path[0] = '\0';
+}
+
+/* A test may write several images: each replaces the one before. */
 static void image_write(void)
 {
 	int fd;
 
+	image_remove();
 	strcpy(image_path, "/tmp/test_lookup.XXXXXX");
 	fd = mkstemp(image_path);
 	ck_assert_int_ge(fd, 0);
@@ -350,13 +359,6 @@ static void read_inode(struct opened *o, uint64_t nid,
 
 	ck_assert_msg(!ret, "inode %llu: %d %s", (unsigned long long)nid, ret,
 		      o->ctx.err.msg);
-}
-
-static void teardown(void)
-{
-	if (image_path[0])
-		unlink(image_path);
-	image_path[0] = '\0';
 }
 
 /* ---- comparing ---- */
@@ -1352,7 +1354,7 @@ static Suite *lookup_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("tables");
-	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_checked_fixture(tc, NULL, image_remove);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_one_record);
 	tcase_add_test(tc, test_two_records);
@@ -1371,7 +1373,7 @@ static Suite *lookup_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("corrupt");
-	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_checked_fixture(tc, NULL, image_remove);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_corrupt_unsorted);
 	tcase_add_test(tc, test_corrupt_equal);
