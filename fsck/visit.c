@@ -25,11 +25,11 @@ int checker_set_pool(struct checker *ck, struct erofs_pool *pool)
 	if (!ck->ra || task_hold_init(ck))
 		return -ENOMEM;
 	ck->pool = pool;
-	ck->rep->threaded = threads > 0;
+	order_init(&ck->order, ck->rep);
+	order_set_threaded(&ck->order, threads > 0);
 	ck->split_ns = split_piece_ns();
 	ck->splits_max = threads ? threads : 1;
 	readahead_init(ck->ra, ck->ctx, pool);
-	outputs_attach(ck->outs, task_flush, task_throttle, ck);
 	return 0;
 }
 
@@ -89,13 +89,14 @@ static int visit_entry(void *arg, const struct walk_entry *e, void **dir_state)
 		   (unsigned long long)e->nid, inode->mode,
 		   (unsigned long long)inode->size);
 	check_loc(&loc, e->path, e->pathlen, inode);
+	task_wait_output_room(ck);
 	if (!e->first)
 		ret = visit_other_name(ck, e, &loc);
 	else if (S_ISREG(inode->mode))
 		ret = task_submit_file(ck, e, &loc);
 	else
 		ret = visit_inline(ck, e, &loc, dir_state);
-	report_drain(ck->rep);
+	task_drain(ck);
 	if (ret == FSCK_NOMEM && !ck->rep->fatal)
 		report_nomem(ck->rep, &loc);
 	return check_errno(ret);
@@ -108,7 +109,7 @@ static int visit_dir_done(void *arg, const struct walk_entry *e,
 
 	(void)e;
 	outputs_dir_end(ck->outs, dir_state);
-	report_drain(ck->rep);
+	task_drain(ck);
 	return 0;
 }
 
@@ -129,7 +130,7 @@ int checker_finish(struct checker *ck)
 		task_release(ck);
 		ret = erofs_pool_wait(ck->pool);
 	}
-	report_drain(ck->rep);
+	task_drain(ck);
 	if (ck->stats.split_files)
 		report_msg(ck->rep, FSCK_LVL_DEBUG,
 			   "split files: %llu, in %llu pieces",

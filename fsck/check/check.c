@@ -51,6 +51,7 @@ void checker_fini(struct checker *ck)
 	ck->ra = NULL;
 	free(ck->held);
 	ck->held = NULL;
+	order_fini(&ck->order);
 }
 
 /*

@@ -30,6 +30,7 @@
 #include "erofs/image.h"
 #include "fsck.h"
 #include "nidmap.h"
+#include "order.h"
 #include "output.h"
 #include "progress.h"
 #include "report.h"
@@ -91,6 +92,7 @@ struct checker {
 	struct readahead *ra;		/* of the packed inode */
 	/* sched/task.c: files held to be queued in the order of their data */
 	struct task_hold *held;
+	struct order_queue order;	/* results, restored to walk order */
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
 	bool stopped;			/* a task stopped the run */

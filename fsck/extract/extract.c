@@ -262,12 +262,6 @@ void extract_close(struct extractor *x)
 	free(x);
 }
 
-void extract_set_throttle(struct extractor *x, bool (*fn)(void *arg), void *arg)
-{
-	x->throttle = fn;
-	x->throttle_arg = arg;
-}
-
 void extract_get_stats(const struct extractor *x, struct extract_stats *st)
 {
 	st->dirs = x->ndirs;

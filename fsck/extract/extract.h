@@ -93,12 +93,12 @@ enum fsck_result extract_open(struct extractor **out,
 void extract_close(struct extractor *x);
 
 /*
- * How the extractor waits for pending tasks when it runs out of
- * descriptors: fn waits for the oldest pending task and returns false if
- * there was none.
+ * Walker: is there a descriptor to spare for one more entry, once the
+ * directories no task uses are closed? When not, tasks hold the budget:
+ * the caller takes finished ones before it adds the entry, or the entry
+ * goes over the budget when none is pending.
  */
-void extract_set_throttle(struct extractor *x, bool (*fn)(void *arg),
-			  void *arg);
+bool extract_has_room(struct extractor *x);
 
 /*
  * Walker side. loc locates the entry for messages. FSCK_REPORTED: the

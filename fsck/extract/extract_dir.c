@@ -141,7 +141,7 @@ static enum fsck_result x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 	enum fsck_result res;
 	bool existed = false;
 
-	x_make_room(x);
+	x_evict(x);
 	if (mkdirat(pfd, d->name, 0700)) {
 		if (errno != EEXIST)
 			return x_create_failed(x, x->rep, loc,

@@ -117,8 +117,7 @@ int xdir_fd(struct extractor *x, struct xdir *d)
 	return d->fd;
 }
 
-/* Close descriptors of directories up the walk that no task uses. */
-static void x_evict(struct extractor *x)
+void x_evict(struct extractor *x)
 {
 	size_t i;
 
@@ -131,15 +130,10 @@ static void x_evict(struct extractor *x)
 	}
 }
 
-/* Walker: make room for one more descriptor if the budget is spent. */
-void x_make_room(struct extractor *x)
+bool extract_has_room(struct extractor *x)
 {
-	while (!x_fd_room(x)) {
-		x_evict(x);
-		if (x_fd_room(x) || !x->throttle ||
-		    !x->throttle(x->throttle_arg))
-			return;
-	}
+	x_evict(x);
+	return x_fd_room(x);
 }
 
 /* After the walk: drop cached descriptors if the budget is spent. */

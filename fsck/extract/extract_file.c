@@ -100,7 +100,7 @@ enum fsck_result extract_file_begin(struct extractor *x,
 	*dir = NULL;
 	if (parent->failed || !(name = x_entry_name(x, e, loc)))
 		return FSCK_REPORTED;
-	x_make_room(x);
+	x_evict(x);
 	if (xdir_fd(x, parent) < 0)
 		return x_create_failed(x, x->rep, loc,
 				       "reopen the parent directory of", errno);

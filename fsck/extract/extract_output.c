@@ -21,11 +21,9 @@ static enum fsck_result x_out(enum fsck_result r)
 	return r == FSCK_REPORTED ? FSCK_OK : r;
 }
 
-static void x_out_attach(void *priv, void (*flush)(void *arg),
-			 bool (*throttle)(void *arg), void *arg)
+static bool x_out_room(void *priv)
 {
-	(void)flush;
-	extract_set_throttle(priv, throttle, arg);
+	return extract_has_room(priv);
 }
 
 static enum fsck_result
@@ -151,7 +149,7 @@ static void x_out_close(void *priv)
 }
 
 const struct output_ops extract_output = {
-	.attach = x_out_attach,
+	.room = x_out_room,
 	.entry = x_out_entry,
 	.dir_end = x_out_dir_end,
 	.file_open = x_out_file_open,

@@ -137,8 +137,6 @@ struct extractor {
 
 	int open_dirs;		/* atomic: directory descriptors open */
 	int budget;		/* how many may be */
-	bool (*throttle)(void *arg);
-	void *throttle_arg;
 
 	/* atomic: once-only warnings, counted */
 	unsigned long refused[XNS_MAX][XKIND_MAX];
@@ -199,7 +197,8 @@ void x_fd_opened(struct extractor *x, struct xdir *d, int fd);
 void x_fd_close(struct extractor *x, struct xdir *d);
 /* A descriptor of d, reopened if need be; -1 with errno set. */
 int xdir_fd(struct extractor *x, struct xdir *d);
-void x_make_room(struct extractor *x);
+/* Close descriptors of directories no task uses while over the budget. */
+void x_evict(struct extractor *x);
 void x_trim(struct extractor *x);
 void xdir_unref(struct extractor *x, struct xdir *d);
 

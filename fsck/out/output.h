@@ -115,12 +115,14 @@ struct out_copy {
 
 struct output_ops {
 	/*
-	 * The scheduler's hooks, for the walker: flush hands over every
-	 * task queued so far (call it before waiting for one), throttle
-	 * waits for the oldest pending task (false when none is).
+	 * Optional, on the walker: false when the output cannot take one
+	 * more entry without waiting for work handed out before it to end
+	 * (the archive's window, the extractor's descriptors). The scheduler
+	 * then hands out what it holds and takes finished work until it is
+	 * true or nothing is pending; an output asked when nothing is pending
+	 * takes the entry all the same.
 	 */
-	void (*attach)(void *priv, void (*flush)(void *arg),
-		       bool (*throttle)(void *arg), void *arg);
+	bool (*room)(void *priv);
 	/* before each entry: true when the output failed (stop the run) */
 	bool (*failed)(void *priv);
 	enum fsck_result (*entry)(void *priv, const struct out_entry *oe,
@@ -182,8 +184,7 @@ void outputs_add(struct outputs *l, const struct output_ops *ops, void *priv,
 bool outputs_want(const struct outputs *l, unsigned int wants);
 
 /* Walker side. */
-void outputs_attach(struct outputs *l, void (*flush)(void *arg),
-		    bool (*throttle)(void *arg), void *arg);
+bool outputs_room(const struct outputs *l);
 bool outputs_failed(const struct outputs *l);
 /*
  * Every output's entry. For a directory, *dir_state becomes the outputs'

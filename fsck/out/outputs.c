@@ -31,14 +31,14 @@ bool outputs_want(const struct outputs *l, unsigned int wants)
 	return l->wants & wants;
 }
 
-void outputs_attach(struct outputs *l, void (*flush)(void *arg),
-		    bool (*throttle)(void *arg), void *arg)
+bool outputs_room(const struct outputs *l)
 {
 	unsigned int i;
 
 	for (i = 0; i < l->n; i++)
-		if (l->o[i].ops->attach)
-			l->o[i].ops->attach(l->o[i].priv, flush, throttle, arg);
+		if (l->o[i].ops->room && !l->o[i].ops->room(l->o[i].priv))
+			return false;
+	return true;
 }
 
 bool outputs_failed(const struct outputs *l)

@@ -62,17 +62,17 @@ enum fsck_result file_task_close(struct file_task *t, enum fsck_result data,
 	t->skipped = skipped;
 	t->data_ok = data == FSCK_OK && !skipped;
 	if (t->data_ok && sha) {
-		check_digest(&t->rep, &loc, sha, t->digest,
+		check_digest(&t->slot.rep, &loc, sha, t->digest,
 			     t->verify ? t->expected : NULL);
 		t->have_digest = true;
 		t->digest_checked = t->verify;
 	}
-	file_task_out(t, &t->rep, &loc, &of);
+	file_task_out(t, &t->slot.rep, &loc, &of);
 	ret = outputs_file_end(t->ck->outs, &t->files, &of,
 			       skipped ? FSCK_STOP : data);
 	if (skipped)
 		ret = data;
-	if (ret == FSCK_NOMEM && !t->rep.fatal)
-		report_nomem(&t->rep, &loc);
+	if (ret == FSCK_NOMEM && !t->slot.rep.fatal)
+		report_nomem(&t->slot.rep, &loc);
 	return ret;
 }

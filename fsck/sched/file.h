@@ -15,9 +15,9 @@
  * 3. data: check_file() for a whole file, check_range() per piece;
  * 4. end (file_task_close(), on whichever thread finishes the data): the
  *    digest, the outputs' file_end with the data's result, running out of
- *    memory reported; the caller then marks the report slot done;
- * 5. done (walker, walk order, when its report slot is printed): the
- *    outputs' file_done and the statistics.
+ *    memory reported; the caller then marks its slot done (order.h);
+ * 5. done (walker, walk order, when its slot is taken from the queue of
+ *    results): the outputs' file_done and the statistics.
  *
  * Steps 1 and 5, and the queueing, are task.h's; the pieces are
  * pieces.h's; steps 2 and 4 are here, for both.
@@ -31,6 +31,7 @@
 
 #include "erofs/hash.h"
 #include "erofs/inode.h"
+#include "order.h"
 #include "output.h"
 #include "report.h"
 #include "result.h"
@@ -43,9 +44,8 @@ struct split_file;
 
 /* A regular file, checked (and written) by a worker. */
 struct file_task {
+	struct order_slot slot; /* its place in walk order, its report */
 	struct checker *ck;
-	struct report rep;
-	struct report_slot slot;
 	struct erofs_inode inode;
 	struct out_files files; /* the outputs' states of it */
 	struct split_file *split; /* its pieces, until queued (task.c) */
@@ -73,7 +73,7 @@ void file_task_out(const struct file_task *t, struct report *rep,
 		   const struct fsck_loc *loc, struct out_file *of);
 
 /*
- * Step 2, with w reporting into t->rep: FSCK_OK or FSCK_REPORTED when
+ * Step 2, with w reporting into t->slot.rep: FSCK_OK or FSCK_REPORTED when
  * the data is to be checked, otherwise what stops it.
  */
 enum fsck_result file_task_open(struct fsck_worker *w, struct file_task *t,
@@ -83,7 +83,7 @@ enum fsck_result file_task_open(struct fsck_worker *w, struct file_task *t,
  * Step 4: data is the data check's result; sha the content's hash when
  * it was hashed whole, else NULL; skipped when the run stopped before the
  * data was checked. The file's result. The caller then marks the slot
- * done (report_task_done()), after which t is the walker's.
+ * done (order_done()), after which t is the walker's.
  */
 enum fsck_result file_task_close(struct file_task *t, enum fsck_result data,
 				 struct erofs_sha256 *sha, bool skipped);

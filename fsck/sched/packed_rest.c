@@ -10,11 +10,10 @@
 #include "task.h"
 
 struct rest_task {
+	struct order_slot slot; /* first: the queue frees the task */
 	struct checker *ck;
 	struct erofs_map map;
 	bool started;
-	struct report rep;
-	struct report_slot slot;
 };
 
 static int rest_task_run(void *worker, void *arg)
@@ -26,18 +25,13 @@ static int rest_task_run(void *worker, void *arg)
 
 	t->started = true;
 	if (!erofs_pool_stopped(ck->pool) && !interrupted()) {
-		w->rep = &t->rep;
+		w->rep = &t->slot.rep;
 		ret = check_packed_extent(w, &t->map);
 		w->rep = NULL;
 	}
 	/* the walker may free t from here on */
-	report_task_done(ck->rep, &t->rep);
+	order_done(&ck->order, &t->slot);
 	return check_errno(ret);
-}
-
-static void rest_task_complete(void *arg)
-{
-	free(arg);
 }
 
 static enum fsck_result rest_queue(void *arg, const struct erofs_map *map)
@@ -52,12 +46,12 @@ static enum fsck_result rest_queue(void *arg, const struct erofs_map *map)
 		return FSCK_NOMEM;
 	t->ck = ck;
 	t->map = *map;
-	report_task_init(ck->rep, &t->rep, &t->slot, rest_task_complete, t);
+	order_add(&ck->order, &t->slot, ORDER_FREE);
 	ret = erofs_pool_submit(ck->pool, rest_task_run, t,
 				cost_extent(map, map->llen));
 	/* refused, it is done as skipped: its slot prints nothing */
 	if (ret && !t->started)
-		report_task_done(ck->rep, &t->rep);
+		order_done(&ck->order, &t->slot);
 	return fsck_result_of(ret);
 }
 
@@ -69,7 +63,7 @@ int packed_rest_check(struct checker *ck)
 
 	task_flush(ck);
 	err = erofs_pool_wait(ck->pool);
-	report_drain(ck->rep);
+	task_drain(ck);
 	if (err && fsck_result_goes_on(ret))
 		ret = fsck_result_of(err);
 	return check_packed_report(ck, &pr, ret);

@@ -243,18 +243,10 @@ static void split_hash_piece(void *arg, struct ord_item *item)
 	out_free(out);
 }
 
-/* Before the walker waits for room: hand over the pieces it queued. */
-static void split_flush(void *arg)
-{
-	struct split_file *s = arg;
-
-	erofs_pool_flush(s->t->ck->pool);
-}
-
 static enum fsck_result split_start_hash(struct split_file *s)
 {
 	int ret = ord_window_init(&s->window, PIECES_WINDOW_BYTES,
-				  split_hash_piece, split_flush, s);
+				  split_hash_piece, s);
 
 	if (ret)
 		return fsck_result_of(ret);
@@ -333,7 +325,7 @@ static enum fsck_result split_finish(struct split_file *s)
 	enum fsck_result ret = s->head;
 
 	if (ret == FSCK_OK && p) {
-		report_take(&t->rep, &p->rep);
+		report_take(&t->slot.rep, &p->rep);
 		ret = p->ret;
 		physical = p->range.before + p->physical;
 	}
@@ -346,7 +338,7 @@ static enum fsck_result split_finish(struct split_file *s)
 	split_free(s);
 	__atomic_sub_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
 	/* the walker may free t from here on */
-	report_task_done(ck->rep, &t->rep);
+	order_done(&ck->order, &t->slot);
 	return ret;
 }
 
@@ -518,7 +510,7 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 	}
 	p->s = s;
 	p->range = *range;
-	report_detached_init(ck->rep, &p->rep, &p->slot);
+	report_held_init(ck->rep, &p->rep, &p->slot);
 	__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
 	if (p->out) {
 		p->out->item.seq = s->pieces++;
@@ -530,6 +522,10 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 		p->out->window = &s->window;
 		p->out->sha = &s->sha;
 		p->out->broken = &s->hash_broken;
+		/* the pieces it would wait for may sit in the batch */
+		if (!ord_window_has_room(&s->window, &p->out->item,
+					 p->out->item.bytes))
+			erofs_pool_flush(ck->pool);
 		ord_window_reserve(&s->window, &p->out->item);
 	}
 	ret = fsck_result_of(
@@ -626,7 +622,7 @@ static enum fsck_result split_head(struct checker *ck, struct split_file *s,
 	struct report *saved = w->rep;
 	enum fsck_result ret;
 
-	w->rep = &t->rep;
+	w->rep = &t->slot.rep;
 	ret = file_task_open(w, t, loc);
 	/* as for a whole file, the data is checked whatever the xattrs gave */
 	if (!fsck_result_goes_on(ret))

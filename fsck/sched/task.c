@@ -45,7 +45,7 @@ static int file_task_run(void *worker, void *arg)
 	struct out_file of;
 
 	t->started = true;
-	w->rep = &t->rep;
+	w->rep = &t->slot.rep;
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	erofs_sha256_init(&ds.sha);
 	if (!skipped)
@@ -60,7 +60,7 @@ static int file_task_run(void *worker, void *arg)
 	ret = file_task_close(t, ret, ds.hash ? &ds.sha : NULL, skipped);
 	w->rep = NULL;
 	/* the walker may free t from here on */
-	report_task_done(ck->rep, &t->rep);
+	order_done(&ck->order, &t->slot);
 	return check_errno(ret);
 }
 
@@ -71,9 +71,8 @@ static void file_task_free(struct file_task *t)
 }
 
 /* Walker, in walk order: take the results of a finished task. */
-static void file_task_complete(void *arg)
+static void file_task_complete(struct file_task *t)
 {
-	struct file_task *t = arg;
 	struct checker *ck = t->ck;
 	enum fsck_result ret = FSCK_OK;
 	struct fsck_loc loc;
@@ -95,30 +94,41 @@ static void file_task_complete(void *arg)
 	file_task_free(t);
 }
 
-void task_flush(void *arg)
+void task_drain(struct checker *ck)
 {
-	struct checker *ck = arg;
+	struct order_slot *s;
 
+	/* the queue hands back the units it does not free: files */
+	while ((s = order_take(&ck->order)))
+		file_task_complete((struct file_task *)s);
+}
+
+void task_flush(struct checker *ck)
+{
 	task_release(ck);
 	erofs_pool_flush(ck->pool);
 }
 
-bool task_throttle(void *arg)
+bool task_throttle(struct checker *ck)
 {
-	struct checker *ck = arg;
-
-	if (!ck->rep->q_tasks)
+	if (!ck->order.pending)
 		return false;
 	/* the oldest task may be held, or sit in the batch being filled */
 	task_flush(ck);
-	report_wait_head(ck->rep);
-	report_drain(ck->rep);
+	order_wait_head(&ck->order);
+	task_drain(ck);
 	return true;
+}
+
+void task_wait_output_room(struct checker *ck)
+{
+	while (!outputs_room(ck->outs) && task_throttle(ck))
+		;
 }
 
 void task_wait_room(struct checker *ck)
 {
-	while (ck->rep->q_tasks >=
+	while (ck->order.pending >=
 		       (ck->held ? TASK_HOLD_MAX : TASK_MAX_PENDING) &&
 	       task_throttle(ck))
 		;
@@ -148,7 +158,7 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 		split_free(t->split);
 	t->split = NULL;
 	file_task_close(t, FSCK_STOP, NULL, true);
-	report_task_done(ck->rep, &t->rep);
+	order_done(&ck->order, &t->slot);
 }
 
 /* Files held to be queued in the order of their data (task_hold()). */
@@ -231,7 +241,7 @@ static void task_stop(struct checker *ck)
 {
 	ck->stopped = true;
 	erofs_pool_wait(ck->pool);
-	report_drain(ck->rep);
+	task_drain(ck);
 }
 
 /* After queueing t came to ret: stop the run unless it goes on. */
@@ -246,10 +256,8 @@ static enum fsck_result task_stop_if(struct checker *ck, struct file_task *t,
 	return ret;
 }
 
-static bool split_room(void *arg)
+static bool split_room(const struct checker *ck)
 {
-	const struct checker *ck = arg;
-
 	return __atomic_load_n(&ck->splits_open, __ATOMIC_RELAXED) <
 	       ck->splits_max;
 }
@@ -260,16 +268,22 @@ static bool split_room(void *arg)
  */
 static void task_split_wait(struct checker *ck)
 {
+	uint64_t ended = order_ended(&ck->order);
+
 	if (split_room(ck))
 		return;
 	/* their pieces may sit in the batch being filled */
 	erofs_pool_flush(ck->pool);
-	report_wait_for(ck->rep, split_room, ck);
+	/* a split file ends (its slot is marked done) once it has closed */
+	while (!split_room(ck) && ck->order.threaded) {
+		order_wait_ended(&ck->order, ended);
+		ended = order_ended(&ck->order);
+	}
 }
 
 /*
- * The outputs take what t's data needs (they may wait for room), then a
- * split file's pieces, or a whole file's task, go to the pool.
+ * The outputs take what t's data needs, once they have room for it, then
+ * a split file's pieces, or a whole file's task, go to the pool.
  */
 static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
 				   const struct fsck_loc *loc)
@@ -278,6 +292,14 @@ static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
 	enum fsck_result ret;
 	struct out_file of;
 
+	/*
+	 * Room for its data: once t is the oldest file pending, everything
+	 * before it has gone, and an output that delivers in walk order has
+	 * room for the item due.
+	 */
+	while (!outputs_file_room(ck->outs, &t->files) &&
+	       ck->order.head != &t->slot && task_throttle(ck))
+		;
 	file_task_out(t, ck->rep, loc, &of);
 	ret = outputs_file_queue(ck->outs, &t->files, &of);
 	if (!fsck_result_goes_on(ret))
@@ -445,7 +467,7 @@ enum fsck_result task_submit_file(struct checker *ck,
 		return ret;
 	}
 	task_wait_room(ck);
-	report_task_init(ck->rep, &t->rep, &t->slot, file_task_complete, t);
+	order_add(&ck->order, &t->slot, ORDER_FILE);
 	t->split = s;
 	if (file_task_holds(ck, t))
 		return task_hold(ck, t);

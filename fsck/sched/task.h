@@ -5,7 +5,7 @@
  * (readahead.h), plans it whole or split (pieces.h), hands its entry to
  * the outputs and queues its task; a worker runs a whole file's task
  * (open, check_file(), close); the walker takes the results in walk order
- * when the file's report slot is printed. The walker waits for the oldest
+ * from the queue of results (order.h). The walker waits for the oldest
  * task when too many are pending, which bounds the memory of finished
  * ones.
  */
@@ -40,15 +40,24 @@ void task_release(struct checker *ck);
 
 /*
  * Hand over every task queued so far, held ones included, before the
- * walker waits for one (arg is the checker).
+ * walker waits for one.
  */
-void task_flush(void *arg);
+void task_flush(struct checker *ck);
+
+/* Take the results of the tasks done, in walk order (order.h). */
+void task_drain(struct checker *ck);
 
 /*
- * Wait for the oldest pending task and print what is ready; false when
- * none is pending (arg is the checker).
+ * Wait for the oldest pending task and take what is ready; false when
+ * none is pending.
  */
-bool task_throttle(void *arg);
+bool task_throttle(struct checker *ck);
+
+/*
+ * Before the outputs take an entry: hand out work and take what has ended
+ * until every output has room for it (output.h), or nothing is pending.
+ */
+void task_wait_output_room(struct checker *ck);
 
 /*
  * Before a task's report slot is queued: wait until fewer tasks than

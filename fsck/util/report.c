@@ -56,9 +56,6 @@ void report_init(struct report *r, const char *image, int level)
 	r->image = image;
 	r->job = "check";
 	r->level = level;
-	r->walker = pthread_self();
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
 }
 
 static void rec_free(struct report_rec *rec)
@@ -85,8 +82,6 @@ void report_fini(struct report *r)
 		free(r->log);
 		r->log = NULL;
 	}
-	pthread_mutex_destroy(&r->lock);
-	pthread_cond_destroy(&r->cond);
 }
 
 int report_keep_log(struct report *r)
@@ -175,41 +170,13 @@ static void slot_append(struct report_slot *s, struct report_rec *rec)
 	s->tail = &rec->next;
 }
 
-static struct report_slot *walker_slot(struct report *r)
-{
-	struct report_slot *s = r->q_tail;
-
-	if (s->walker)
-		return s;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->tail = &s->head;
-	s->walker = true;
-	s->done = 1;
-	r->q_tail->next = s;
-	r->q_tail = s;
-	return s;
-}
-
-/* Send a record: to a task's slot, behind pending tasks, or out now. */
+/* Send a record: to the slot that holds the report's messages, or out. */
 static void rec_emit(struct report *r, struct report_rec *rec)
 {
-	struct report_slot *s;
-
-	if (r->slot) {
+	if (r->slot)
 		slot_append(r->slot, rec);
-		return;
-	}
-	if (!r->q_head) {
-		rec_deliver(r, rec);
-		return;
-	}
-	s = walker_slot(r);
-	if (s)
-		slot_append(s, rec);
 	else
-		rec_deliver(r, rec);	/* out of memory: out of order */
+		rec_deliver(r, rec);
 }
 
 static void rec_make(struct report *r, enum rec_kind kind, int level,
@@ -466,126 +433,42 @@ int report_finish(struct report *r)
 	return r->status;
 }
 
-void report_task_init(struct report *main, struct report *r,
-		      struct report_slot *slot, void (*complete)(void *arg),
-		      void *arg)
+void report_slot_init(struct report_slot *slot)
 {
-	memset(slot, 0, sizeof(*slot));
+	slot->head = NULL;
 	slot->tail = &slot->head;
-	slot->complete = complete;
-	slot->arg = arg;
+}
+
+void report_held_init(const struct report *main, struct report *r,
+		      struct report_slot *slot)
+{
+	report_slot_init(slot);
 	memset(r, 0, sizeof(*r));
 	r->image = main->image;
 	r->job = main->job;
 	r->level = main->level;
 	r->slot = slot;
-	if (main->q_tail)
-		main->q_tail->next = slot;
-	else
-		main->q_head = slot;
-	main->q_tail = slot;
-	main->q_tasks++;
 }
 
-void report_task_done(struct report *main, struct report *r)
+void report_hold(struct report *r, struct report_slot *slot)
 {
-	struct report_slot *slot = r->slot;
-
-	slot->errors = r->errors;
-	slot->warnings = r->warnings;
-	slot->status = r->status;
-	slot->fatal = r->fatal;
-	/* only the walker waits: a slot it completes itself wakes nobody */
-	if (!main->threaded || pthread_equal(pthread_self(), main->walker)) {
-		__atomic_store_n(&slot->done, 1, __ATOMIC_RELEASE);
-		return;
-	}
-	pthread_mutex_lock(&main->lock);
-	__atomic_store_n(&slot->done, 1, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&main->cond);
-	pthread_mutex_unlock(&main->lock);
+	r->slot = slot;
 }
 
-/* Print a finished slot and fold its counters into the main report. */
-static void slot_flush(struct report *r, struct report_slot *s)
+void report_release(struct report *r, struct report_slot *slot)
 {
-	struct report_rec *rec = s->head, *next;
+	struct report_rec *rec = slot->head, *next;
 
 	for (; rec; rec = next) {
 		next = rec->next;
-		rec_deliver(r, rec);
+		rec_emit(r, rec);
 	}
-	if (s->walker) {
-		free(s);
-		return;
-	}
-	r->q_tasks--;
-	r->errors += s->errors;
-	r->warnings += s->warnings;
-	r->status |= s->status;
-	if (s->fatal && !r->fatal)
-		r->fatal = s->fatal;
-	if (s->complete)
-		s->complete(s->arg);
-}
-
-void report_drain(struct report *r)
-{
-	struct report_slot *s;
-
-	while ((s = r->q_head) &&
-	       __atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
-		r->q_head = s->next;
-		if (!r->q_head)
-			r->q_tail = NULL;
-		slot_flush(r, s);
-	}
-}
-
-void report_wait_for(struct report *r, bool (*ready)(void *arg), void *arg)
-{
-	if (!r->threaded)
-		return;
-	pthread_mutex_lock(&r->lock);
-	while (!ready(arg))
-		pthread_cond_wait(&r->cond, &r->lock);
-	pthread_mutex_unlock(&r->lock);
-}
-
-static bool slot_done(void *arg)
-{
-	const struct report_slot *s = arg;
-
-	return __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
-}
-
-void report_wait_head(struct report *r)
-{
-	if (r->q_head)
-		report_wait_for(r, slot_done, r->q_head);
-}
-
-void report_detached_init(const struct report *main, struct report *r,
-			  struct report_slot *slot)
-{
-	memset(slot, 0, sizeof(*slot));
-	slot->tail = &slot->head;
-	memset(r, 0, sizeof(*r));
-	r->image = main->image;
-	r->level = main->level;
-	r->slot = slot;
+	report_slot_init(slot);
 }
 
 void report_take(struct report *dst, struct report *src)
 {
-	struct report_rec *rec = src->slot->head, *next;
-
-	for (; rec; rec = next) {
-		next = rec->next;
-		rec_emit(dst, rec);
-	}
-	src->slot->head = NULL;
-	src->slot->tail = &src->slot->head;
+	report_release(dst, src->slot);
 	dst->errors += src->errors;
 	dst->warnings += src->warnings;
 	dst->status |= src->status;
@@ -596,8 +479,7 @@ void report_take(struct report *dst, struct report *src)
 void report_discard(struct report *r)
 {
 	rec_list_free(r->slot->head);
-	r->slot->head = NULL;
-	r->slot->tail = &r->slot->head;
+	report_slot_init(r->slot);
 }
 
 struct report_rec *report_log_first(const struct report *r)

@@ -8,16 +8,16 @@
  * label such as "superblock"; the nid and offset parts are left out when
  * unknown.
  *
- * Order. The walk is sequential, but regular files are checked and
- * extracted by tasks on worker threads. Each task reports into its own
- * slot; the walker queues the slots in walk order, with its own messages
- * in between, and prints a slot only when every slot before it is done.
- * So the output is the same whatever the number of threads. With no task
- * pending, the walker's messages are printed at once.
+ * Order. A report prints its messages at once, unless it holds them in a
+ * slot (report_hold(), report_held_init()) for whoever restores their
+ * order: the scheduler's queue of results (sched/order.h) holds each
+ * task's messages, and the walker's own behind the tasks queued before
+ * them, so that the output is the same whatever the number of threads.
+ * Nothing here locks or waits: a report is used by one thread at a time.
  *
  * Counters (errors, warnings, status, fatal) are updated when a message is
- * made, in the report it is made in; a task's counters are added to the
- * main report when its slot is printed.
+ * made, in the report it is made in; a held report's counters are added to
+ * another when its messages are taken (report_take()).
  *
  * Exit codes follow fsck(8) and are or-ed together: 0 no errors, 4 errors
  * left uncorrected, 8 operational error, 16 usage error, 32 cancelled;
@@ -29,7 +29,6 @@
 #ifndef FSCK_REPORT_H
 #define FSCK_REPORT_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,18 +68,9 @@ struct fsck_loc {
 struct report_rec;
 struct progress;
 
-/* The messages of one task (or of the walker between two tasks). */
+/* Messages held, in the order they were made. */
 struct report_slot {
-	struct report_slot *next;
 	struct report_rec *head, **tail;
-	int done;			/* atomic: the task has finished */
-	bool walker;			/* holds walker messages, always done */
-	/* counters of a task's report, added on printing */
-	unsigned long errors, warnings;
-	int status, fatal;
-	/* called on the walker thread once the slot is printed */
-	void (*complete)(void *arg);
-	void *arg;
 };
 
 /* Problems kept for the JSON report. */
@@ -102,15 +92,9 @@ struct report {
 	int status;		/* enum fsck_exit bits */
 	int fatal;		/* the error that stopped the check, if any */
 
-	struct report_slot *slot;	/* a task's report: messages go here */
+	struct report_slot *slot;	/* messages held here, if set */
 
 	/* main report only */
-	struct report_slot *q_head, *q_tail;
-	size_t q_tasks;			/* task slots queued */
-	bool threaded;			/* tasks finish on other threads */
-	pthread_t walker; /* report_init()'s: the one that waits for slots */
-	pthread_mutex_t lock;		/* with cond: a task slot is done */
-	pthread_cond_t cond;
 	struct report_log *log;		/* NULL unless --json */
 	struct progress *progress;	/* cleared before printing */
 };
@@ -186,38 +170,23 @@ void report_msg(struct report *r, int level, const char *fmt, ...)
 /* Print the verdict line and return the exit code. */
 int report_finish(struct report *r);
 
-/*
- * Tasks. On the walker: report_task_init() makes r a task's report
- * writing into slot and queues the slot behind everything reported so
- * far. The task reports into r, then calls report_task_done() as its very
- * last action. report_drain() prints the slots that are ready and calls
- * their complete callbacks; report_wait_head() first waits for the oldest
- * pending task.
- */
-void report_task_init(struct report *main, struct report *r,
-		      struct report_slot *slot, void (*complete)(void *arg),
-		      void *arg);
-void report_task_done(struct report *main, struct report *r);
-void report_drain(struct report *r);
-void report_wait_head(struct report *r);
+void report_slot_init(struct report_slot *slot);
 
 /*
- * On the walker, the thread that called report_init(): wait until
- * ready(arg), which is asked again each time a task on another thread is
- * marked done (report_task_done()); ready must turn true only by tasks
- * ending.
+ * A report r like main (its image, job and level) that holds every
+ * message in slot: report_take() later moves them, with the counters, into
+ * another report, or report_discard() drops them.
  */
-void report_wait_for(struct report *r, bool (*ready)(void *arg), void *arg);
-
-/*
- * A report that collects messages without being queued (a piece of a
- * split file): report_take() later moves them, with the counters, into a
- * task's report, or report_discard() drops them.
- */
-void report_detached_init(const struct report *main, struct report *r,
-			  struct report_slot *slot);
+void report_held_init(const struct report *main, struct report *r,
+		      struct report_slot *slot);
 void report_take(struct report *dst, struct report *src);
 void report_discard(struct report *r);
+
+/* r's messages are held in slot from now on; NULL: printed at once. */
+void report_hold(struct report *r, struct report_slot *slot);
+
+/* The messages held in slot, sent on as if r had made them now. */
+void report_release(struct report *r, struct report_slot *slot);
 
 /* Walk the problems kept for --json, oldest first. */
 struct report_rec *report_log_first(const struct report *r);

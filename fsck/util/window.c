@@ -4,7 +4,7 @@
 #include "window.h"
 
 int ord_window_init(struct ord_window *w, size_t limit, ord_deliver_fn deliver,
-		    void (*flush)(void *arg), void *arg)
+		    void *arg)
 {
 	w->limit = limit;
 	w->held = 0;
@@ -13,7 +13,6 @@ int ord_window_init(struct ord_window *w, size_t limit, ord_deliver_fn deliver,
 	w->delivering = false;
 	w->waiting = NULL;
 	w->deliver = deliver;
-	w->flush = flush;
 	w->arg = arg;
 	if (pthread_mutex_init(&w->lock, NULL))
 		return -ENOMEM;
@@ -48,11 +47,6 @@ static void window_take(struct ord_window *w, struct ord_item *item,
 			size_t bytes)
 {
 	pthread_mutex_lock(&w->lock);
-	if (!window_takes(w, item, bytes) && w->flush) {
-		pthread_mutex_unlock(&w->lock);
-		w->flush(w->arg);
-		pthread_mutex_lock(&w->lock);
-	}
 	while (!window_takes(w, item, bytes))
 		pthread_cond_wait(&w->room, &w->lock);
 	w->held += bytes;

@@ -12,9 +12,10 @@
  *
  * The bytes reserved and not yet delivered are at most the window's
  * limit, except that the item due may always go in (or grow), whatever
- * its size: the producer waits for room. It calls the
- * window's flush hook before waiting, so that work it has not handed out
- * yet (a batch being filled) cannot hold up the items it waits for.
+ * its size: the producer waits for room. Before it reserves, it asks
+ * ord_window_has_room() and, when there is none, hands out the work of
+ * every item before (a batch being filled, work held back), so that what
+ * it would wait for is on its way: the window calls nobody.
  *
  * A worker whose item would take too much memory to keep can instead wait
  * until its item is due and consume its output itself, as it comes, then
@@ -50,12 +51,11 @@ struct ord_window {
 	bool delivering;
 	struct ord_item *waiting; /* completed early: a heap by seq */
 	ord_deliver_fn deliver;
-	void (*flush)(void *arg);
 	void *arg;
 };
 
 int ord_window_init(struct ord_window *w, size_t limit, ord_deliver_fn deliver,
-		    void (*flush)(void *arg), void *arg);
+		    void *arg);
 
 /* After every item was delivered. */
 void ord_window_fini(struct ord_window *w);

@@ -123,7 +123,7 @@ static void start(struct run *r, pthread_t *th, size_t limit)
 {
 	unsigned int i;
 
-	ck_assert_int_eq(ord_window_init(&r->w, limit, deliver, NULL, r), 0);
+	ck_assert_int_eq(ord_window_init(&r->w, limit, deliver, r), 0);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->more, NULL);
 	for (i = 0; i < WORKERS; i++)
@@ -254,7 +254,7 @@ START_TEST(test_window_due_grows)
 	struct item *it[3];
 
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(ord_window_init(&r->w, 1000, deliver, NULL, r), 0);
+	ck_assert_int_eq(ord_window_init(&r->w, 1000, deliver, r), 0);
 	reserve_items(r, it, 3, 10);
 	ord_window_grow(&r->w, &it[2]->oi, 900);
 	ck_assert_uint_eq(r->w.held, 930);
@@ -287,7 +287,7 @@ START_TEST(test_window_reverse)
 	int i;
 
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, NULL, r), 0);
+	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, r), 0);
 	reserve_items(r, it, 100, 100);
 	ck_assert_uint_eq(r->w.held, 10000);
 	for (i = 99; i >= 0; i--) {
@@ -316,7 +316,7 @@ START_TEST(test_window_shuffled)
 	unsigned int i, prefix = 0, seed = (unsigned int)_i + 11;
 
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, NULL, r), 0);
+	ck_assert_int_eq(ord_window_init(&r->w, 1 << 20, deliver, r), 0);
 	reserve_items(r, it, ITEMS, 100);
 	for (i = 0; i < ITEMS; i++)
 		done[i] = false;

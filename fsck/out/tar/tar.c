@@ -390,21 +390,6 @@ static void tar_deliver(void *arg, struct ord_item *item)
 	tar_file_free(tf);
 }
 
-/* Before the walker waits for room: hand over the tasks it queued. */
-static void tar_flush(void *arg)
-{
-	struct tar_writer *tw = arg;
-
-	if (tw->flush)
-		tw->flush(tw->flush_arg);
-}
-
-void tar_set_flush(struct tar_writer *tw, void (*flush)(void *arg), void *arg)
-{
-	tw->flush = flush;
-	tw->flush_arg = arg;
-}
-
 static int tar_open_output(struct tar_writer *tw, struct report *rep)
 {
 	int ret;
@@ -454,8 +439,7 @@ static int tar_setup(struct tar_writer *tw, struct report *rep)
 			     archive_error_string(tw->a));
 		return -EIO;
 	}
-	ret = ord_window_init(&tw->window, tar_window_bytes(), tar_deliver,
-			      tar_flush, tw);
+	ret = ord_window_init(&tw->window, tar_window_bytes(), tar_deliver, tw);
 	if (ret)
 		report_nomem(rep, NULL);
 	tw->window_ready = !ret;
@@ -610,6 +594,13 @@ static size_t tar_file_bytes(const struct tar_file *tf)
 	uint64_t size = tf->inode.size;
 
 	return size > TAR_MEM_FILE ? TAR_MEM_FILE : (size_t)size;
+}
+
+bool tar_has_room(struct tar_writer *tw)
+{
+	struct ord_item next = { .seq = tw->seq };
+
+	return ord_window_has_room(&tw->window, &next, TAR_ENTRY_BYTES);
 }
 
 bool tar_file_has_room(struct tar_writer *tw, const struct tar_file *tf)

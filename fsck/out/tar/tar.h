@@ -32,7 +32,7 @@
  * hard links, sockets, what libarchive refuses or warns about) is counted
  * by kind and reported once per kind by tar_finish().
  *
- * Thread safety: tar_open, tar_set_flush, tar_node, tar_link,
+ * Thread safety: tar_open, tar_has_room, tar_node, tar_link,
  * tar_file_begin, tar_file_has_room, tar_file_queue, tar_finish and
  * tar_close on the walker only;
  * tar_file_write, tar_file_hole and tar_file_done on the thread working
@@ -107,9 +107,12 @@ int tar_add_output(struct outputs *l, const struct tar_opts *o,
 int tar_open(struct tar_writer **tw, const struct tar_opts *o,
 	     struct report *rep);
 
-/* What hands over the queued tasks before the walker waits for room. */
-void tar_set_flush(struct tar_writer *tw, void (*flush)(void *arg),
-		   void *arg);
+/*
+ * Would one more entry go into the window without waiting for entries
+ * before it to be written? The window waits for them otherwise: the
+ * caller hands out their work before it adds an entry.
+ */
+bool tar_has_room(struct tar_writer *tw);
 
 /*
  * The first name of an inode that is not a regular file; target is a

@@ -43,8 +43,6 @@ struct tar_writer {
 	bool sparse;
 	struct ord_window window;
 	bool window_ready;
-	void (*flush)(void *arg); /* the scheduler's, tar_set_flush() */
-	void *flush_arg;
 	uint64_t seq; /* walker: the next entry's */
 	struct tar_losses losses;
 	bool all_names; /* -d3: every entry named in the report */

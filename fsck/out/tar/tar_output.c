@@ -5,11 +5,9 @@
 #include "erofs/inode.h"
 #include "tar.h"
 
-static void tar_out_attach(void *priv, void (*flush)(void *arg),
-			   bool (*throttle)(void *arg), void *arg)
+static bool tar_out_room(void *priv)
 {
-	(void)throttle;
-	tar_set_flush(priv, flush, arg);
+	return tar_has_room(priv);
 }
 
 static bool tar_out_failed(void *priv)
@@ -87,7 +85,7 @@ static void tar_out_close(void *priv)
 }
 
 static const struct output_ops tar_output = {
-	.attach = tar_out_attach,
+	.room = tar_out_room,
 	.failed = tar_out_failed,
 	.entry = tar_out_entry,
 	.file_room = tar_out_file_room,
