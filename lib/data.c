@@ -253,6 +253,19 @@ int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	return read_stored(ctx, inode, map, skip, out, len);
 }
 
+int erofs_extent_read_nowait(struct erofs_ctx *ctx,
+			     const struct erofs_inode *inode,
+			     const struct erofs_map *map, uint64_t skip,
+			     void *out, size_t len)
+{
+	int ret;
+
+	ctx->frag_nowait = true;
+	ret = erofs_extent_read(ctx, inode, map, skip, out, len);
+	ctx->frag_nowait = false;
+	return ret;
+}
+
 int erofs_extent_copy(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      const struct erofs_map *map, uint64_t skip, uint64_t len,
 		      int fd, uint64_t off)

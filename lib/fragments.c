@@ -71,7 +71,7 @@ struct frag_entry {
 
 struct erofs_frag_cache {
 	const struct erofs_inode *inode; /* whose extents: packed, metabox */
-	bool may_help; /* readers waiting run erofs_ctx.help (packed only) */
+	bool may_defer; /* erofs_extent_read_nowait() applies (packed only) */
 	pthread_mutex_t lock;
 	pthread_cond_t decoded;		/* an entry became ready or failed */
 	size_t budget;
@@ -211,7 +211,7 @@ size_t erofs_frag_cache_budget(unsigned int threads)
 
 /* A cache of the decoded extents of inode, at most budget bytes. */
 static int frag_cache_new(const struct erofs_inode *inode, size_t budget,
-			  bool may_help, struct erofs_frag_cache **out,
+			  bool may_defer, struct erofs_frag_cache **out,
 			  struct erofs_err *err)
 {
 	struct erofs_frag_cache *fc = calloc(1, sizeof(*fc));
@@ -231,7 +231,7 @@ static int frag_cache_new(const struct erofs_inode *inode, size_t budget,
 				   "cannot set up the fragment cache lock");
 	}
 	fc->inode = inode;
-	fc->may_help = may_help;
+	fc->may_defer = may_defer;
 	fc->budget = budget;
 	fc->st.budget = budget;
 	fc->lru.prev = fc->lru.next = &fc->lru;
@@ -583,26 +583,11 @@ static int frag_decode(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 }
 
 /*
- * With the lock held, about to wait for another thread's decode: the
- * reader's own work meanwhile (erofs_ctx.help), without the lock, which
- * the caller then holds again but must look again before it sleeps. True
- * if it did some, and may have more.
- */
-static bool frag_help(struct erofs_ctx *ctx, struct erofs_frag_cache *fc)
-{
-	bool helped;
-
-	pthread_mutex_unlock(&fc->lock);
-	helped = ctx->help(ctx->help_arg);
-	pthread_mutex_lock(&fc->lock);
-	fc->st.helps += helped;
-	return helped;
-}
-
-/*
  * The decoded extent map of the packed inode, pinned, or NULL when the
  * caller has to decode it on its own (no memory, or the decode it waited
- * for failed). A non-zero return is the failure of our own decode.
+ * for failed). A non-zero return is the failure of our own decode, or
+ * -EAGAIN: another thread decodes it and the reader would rather not wait
+ * (erofs_extent_read_nowait()).
  */
 static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 		    struct erofs_frag_cache *fc, const struct erofs_map *map,
@@ -610,24 +595,23 @@ static int frag_get(struct erofs_ctx *ctx, struct erofs_ctx *sub,
 {
 	struct frag_room room = { 0 };
 	struct frag_entry *e;
-	bool helping;
 	int ret;
 
 	*out = NULL;
 	pthread_mutex_lock(&fc->lock);
 	e = frag_find(fc, map->la);
 	if (e && e->llen == map->llen) {
+		if (!e->ready && !e->failed && ctx->frag_nowait &&
+		    fc->may_defer) {
+			fc->st.deferred++;
+			pthread_mutex_unlock(&fc->lock);
+			return -EAGAIN;
+		}
 		e->refs++;
 		if (!e->ready)
 			fc->st.waits++;
-		/* help drops the lock: the decode may end meanwhile */
-		helping = ctx->help != NULL && fc->may_help;
-		while (!e->ready && !e->failed) {
-			if (helping)
-				helping = frag_help(ctx, fc);
-			else
-				pthread_cond_wait(&fc->decoded, &fc->lock);
-		}
+		while (!e->ready && !e->failed)
+			pthread_cond_wait(&fc->decoded, &fc->lock);
 		ret = 0;
 		if (e->ready) {
 			lru_unlink(e);
@@ -728,6 +712,8 @@ static int cached_read(struct erofs_ctx *ctx, struct erofs_frag_cache *fc,
 		off += n;
 		len -= n;
 	}
+	if (ret == -EAGAIN)
+		return ret;
 	if (ret) {
 		erofs_ctx_take_error(ctx, sub);
 		if (ctx->err.nid == EROFS_NO_NID && inode)

@@ -34,8 +34,8 @@ int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
 struct erofs_ctx *erofs_ctx_nested(struct erofs_ctx *ctx);
 
 /*
- * The metabox's own cache of decoded extents (fragments.c's, with no
- * erofs_ctx.help: its readers are in the middle of a metadata block): a
+ * The metabox's own cache of decoded extents (fragments.c's, where readers
+ * always wait: they are in the middle of a metadata block): a
  * hostile image whose inodes cycle through the metabox's extents, more
  * blocks than a context caches, has each extent decoded once while they
  * fit, not once per inode. 64 MiB keeps extents of up to 16 MiB.

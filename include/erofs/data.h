@@ -91,6 +91,18 @@ int erofs_extent_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		      const struct erofs_map *map, uint64_t skip, void *out,
 		      size_t len);
 
+/*
+ * erofs_extent_read(), but a fragment whose packed extent another thread
+ * is decoding (the fragment cache) comes back -EAGAIN at once rather than
+ * wait for it, with nothing recorded in the context's error and the bytes
+ * of out undefined: the caller may do other work meanwhile and read
+ * again, or read with erofs_extent_read() to wait.
+ */
+int erofs_extent_read_nowait(struct erofs_ctx *ctx,
+			     const struct erofs_inode *inode,
+			     const struct erofs_map *map, uint64_t skip,
+			     void *out, size_t len);
+
 /* Do the extent's bytes have to be decoded (a codec's pcluster)? */
 static inline bool erofs_extent_encoded(const struct erofs_map *map)
 {

@@ -54,7 +54,7 @@ struct erofs_frag_stats {
 	uint64_t hits;		/* extents found decoded */
 	uint64_t decodes;	/* extents decoded into the cache */
 	uint64_t waits;		/* readers that waited for another's decode */
-	uint64_t helps; /* tasks they ran meanwhile (erofs_ctx.help) */
+	uint64_t deferred; /* reads handed back -EAGAIN (data.h) */
 	uint64_t evictions;
 	uint64_t recycled; /* evicted mappings resized for a new extent */
 	uint64_t uncached;	/* reads that bypassed the cache */
@@ -84,7 +84,9 @@ void erofs_frag_cache_stats(struct erofs_image *img,
 /*
  * Read len bytes at offset off of the packed inode's data, for a fragment
  * of inode: through the cache when the image has one, otherwise through
- * the context's nested reader as any other file read.
+ * the context's nested reader as any other file read. -EAGAIN, recording
+ * nothing, inside erofs_extent_read_nowait() when another thread decodes
+ * an extent the read needs.
  */
 int erofs_frag_read(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		    uint64_t off, void *out, size_t len);

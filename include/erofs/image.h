@@ -164,14 +164,8 @@ struct erofs_ctx {
 	struct erofs_ctx *nested;	/* for reads inside another read */
 	/* zmap_extents.c: per-inode hints of encoded-extent lookups */
 	struct z_erofs_hints *zhints;
-	/*
-	 * The caller's: work a reader of this context may do while another
-	 * thread decodes what it needs (the fragment cache); true if it did
-	 * some. It may read through this context's nested ones, but must not
-	 * wait for anything the reader's own task holds.
-	 */
-	bool (*help)(void *arg);
-	void *help_arg;
+	/* inside erofs_extent_read_nowait() (data.h) */
+	bool frag_nowait;
 };
 
 /*
