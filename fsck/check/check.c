@@ -672,48 +672,62 @@ enum fsck_result check_packed_extent(struct fsck_worker *w,
 	return check_read_extent(w, packed, map, 0, map->llen, &ds, &loc);
 }
 
-enum fsck_result check_packed_rest(struct checker *ck, struct packed_rest *pr)
+/*
+ * The next packed extent from pr->pos on: false at the end, or when the
+ * scan cannot go on (pr->ret says why).
+ */
+static bool packed_next(struct checker *ck, struct packed_rest *pr,
+			struct erofs_map *map)
 {
 	const struct erofs_inode *packed = &ck->ctx->img->packed;
 	struct fsck_worker *w = &ck->walker;
-	enum fsck_result ret = FSCK_OK;
-	struct erofs_map map;
 	struct fsck_loc loc;
-	uint64_t pos;
 	int err;
 
-	if (!packed_deferred(ck))
-		return FSCK_OK;
-	special_loc(&loc, packed, packed_label);
-	for (pos = 0; pos < packed->size && fsck_result_goes_on(ret);
-	     pos = map.la + map.llen) {
-		if (interrupted())
-			return FSCK_STOP;
-		err = erofs_map(w->ctx, packed, pos, &map);
-		/* check_special_inodes() reported a corrupt mapping */
-		if (err == -EFSCORRUPTED) {
-			erofs_err_drop(&w->ctx->err);
-			return FSCK_OK;
-		}
-		if (err < 0)
-			return check_lib_error(w, &loc, err);
-		if (map.la + map.llen <= pos)
-			return FSCK_OK;
-		if (erofs_extent_encoded(&map))
-			pr->encoded += map.llen;
-		if (erofs_frag_decoded(ck->ctx->img, &map))
-			continue;
-		ret = pr->each(pr->arg, &map);
-		pr->extents++;
-		if (erofs_extent_encoded(&map))
-			pr->rest += map.llen;
+	if (pr->pos >= packed->size)
+		return false;
+	if (interrupted()) {
+		pr->ret = FSCK_STOP;
+		return false;
 	}
-	return ret;
+	err = erofs_map(w->ctx, packed, pr->pos, map);
+	/* check_special_inodes() reported a corrupt mapping */
+	if (err == -EFSCORRUPTED) {
+		erofs_err_drop(&w->ctx->err);
+		return false;
+	}
+	if (err < 0) {
+		special_loc(&loc, packed, packed_label);
+		pr->ret = check_lib_error(w, &loc, err);
+		return false;
+	}
+	if (map->la + map->llen <= pr->pos)
+		return false;
+	pr->pos = map->la + map->llen;
+	if (erofs_extent_encoded(map))
+		pr->encoded += map->llen;
+	return true;
 }
 
-int check_packed_report(struct checker *ck, const struct packed_rest *pr,
-			enum fsck_result ret)
+bool check_packed_rest(struct checker *ck, struct packed_rest *pr,
+		       struct erofs_map *map)
 {
+	if (!packed_deferred(ck) || !fsck_result_goes_on(pr->ret))
+		return false;
+	while (packed_next(ck, pr, map)) {
+		if (erofs_frag_decoded(ck->ctx->img, map))
+			continue;
+		pr->extents++;
+		if (erofs_extent_encoded(map))
+			pr->rest += map->llen;
+		return true;
+	}
+	return false;
+}
+
+int check_packed_report(struct checker *ck, const struct packed_rest *pr)
+{
+	enum fsck_result ret = pr->ret;
 	struct fsck_loc loc;
 
 	if (!packed_deferred(ck))

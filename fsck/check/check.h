@@ -133,22 +133,22 @@ int check_special_inodes(struct checker *ck);
 /*
  * After the walk, the packed extents that no file's read decoded (those
  * of files a selection left out, or that failed) are decoded too:
- * check_packed_rest() hands each to each(arg, map), in order, which
- * decodes it with check_packed_extent(), at once or on a worker, and
- * counts the bytes; once every one handed on is done,
- * check_packed_report() reports the counts and what stopped the run.
+ * check_packed_rest() gives them one by one, in order, for the caller to
+ * decode with check_packed_extent(), at once or on a worker; once every
+ * one is done, check_packed_report() reports the counts and what stopped
+ * the run (pr->ret: the scan's, or what the caller put there).
  */
 struct packed_rest {
-	enum fsck_result (*each)(void *arg, const struct erofs_map *map);
-	void *arg;
+	uint64_t pos; /* where the scan goes on */
+	enum fsck_result ret; /* what stopped it */
 	uint64_t encoded; /* bytes of the packed inode's encoded extents */
-	uint64_t rest; /* those of them handed to each */
-	uint64_t extents; /* extents handed to each */
+	uint64_t rest; /* those of them given out */
+	uint64_t extents; /* extents given out */
 };
 
-enum fsck_result check_packed_rest(struct checker *ck, struct packed_rest *pr);
-int check_packed_report(struct checker *ck, const struct packed_rest *pr,
-			enum fsck_result ret);
+bool check_packed_rest(struct checker *ck, struct packed_rest *pr,
+		       struct erofs_map *map);
+int check_packed_report(struct checker *ck, const struct packed_rest *pr);
 
 /*
  * -p: count the blocks of the further names of hard-linked files, once

@@ -34,9 +34,9 @@ static int rest_task_run(void *worker, void *arg)
 	return check_errno(ret);
 }
 
-static enum fsck_result rest_queue(void *arg, const struct erofs_map *map)
+static enum fsck_result rest_queue(struct checker *ck,
+				   const struct erofs_map *map)
 {
-	struct checker *ck = arg;
 	struct rest_task *t;
 	int ret;
 
@@ -57,14 +57,16 @@ static enum fsck_result rest_queue(void *arg, const struct erofs_map *map)
 
 int packed_rest_check(struct checker *ck)
 {
-	struct packed_rest pr = { .each = rest_queue, .arg = ck };
-	enum fsck_result ret = check_packed_rest(ck, &pr);
+	struct packed_rest pr = { .ret = FSCK_OK };
+	struct erofs_map map;
 	int err;
 
+	while (check_packed_rest(ck, &pr, &map))
+		pr.ret = rest_queue(ck, &map);
 	task_flush(ck);
 	err = erofs_pool_wait(ck->pool);
 	task_drain(ck);
-	if (err && fsck_result_goes_on(ret))
-		ret = fsck_result_of(err);
-	return check_packed_report(ck, &pr, ret);
+	if (err && fsck_result_goes_on(pr.ret))
+		pr.ret = fsck_result_of(err);
+	return check_packed_report(ck, &pr);
 }
