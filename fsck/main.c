@@ -17,6 +17,7 @@
 #include "check.h"
 #include "compare.h"
 #include "container.h"
+#include "cpu_share.h"
 #include "cost.h"
 #include "erofs/dir.h"
 #include "erofs/fragments.h"
@@ -210,7 +211,8 @@ struct run_result {
 	struct fsck_stats stats;
 	uint64_t entries;
 	struct extract_stats extracted;
-	bool walked, have_extracted;
+	struct cpu_share cpu;
+	bool walked, have_extracted, have_cpu;
 	unsigned int jobs;
 };
 
@@ -524,6 +526,9 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	}
 	if (!ret)
 		ret = walk_image(&ck, rep, &ctx, &wo, res);
+	res->have_cpu = !cpu_share_take(&res->cpu, pool);
+	if (res->have_cpu)
+		cpu_share_report(&res->cpu, rep);
 	erofs_pool_destroy(pool);
 	if (x) {
 		extract_get_stats(x, &res->extracted);
@@ -568,6 +573,7 @@ static int write_json(const struct fsck_cfg *cfg, struct report *rep,
 		.stats = res->walked ? &res->stats : NULL,
 		.entries = res->entries,
 		.extracted = res->have_extracted ? &res->extracted : NULL,
+		.cpu = res->have_cpu ? &res->cpu : NULL,
 		.status = status,
 	};
 
@@ -779,6 +785,7 @@ int main(int argc, char **argv)
 		status = write_json(&cfg, &rep, img, &res,
 				    seconds_since(&start), status);
 	erofs_image_close(img);
+	cpu_share_fini(&res.cpu);
 	report_fini(&rep);
 	free(cfg.devices);
 	for (unsigned int i = 0; i < cfg.ncats; i++)

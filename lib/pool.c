@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "erofs/pool.h"
 
@@ -410,4 +411,16 @@ void erofs_pool_destroy(struct erofs_pool *pool)
 unsigned int erofs_pool_threads(const struct erofs_pool *pool)
 {
 	return pool->cfg.threads;
+}
+
+uint64_t erofs_pool_cpu_ns(const struct erofs_pool *pool, unsigned int i)
+{
+	struct timespec ts;
+	clockid_t clock;
+
+	if (i >= pool->started ||
+	    pthread_getcpuclockid(pool->threads[i], &clock) ||
+	    clock_gettime(clock, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

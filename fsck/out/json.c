@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_share.h"
 #include "erofs/image.h"
 #include "extract.h"
 #include "json.h"
@@ -143,6 +144,25 @@ static void json_extracted(struct strbuf *sb, const struct extract_stats *x,
 		(unsigned long long)x->nodes, (unsigned long long)x->links);
 }
 
+/* The CPU time of each role, and the walker's share of it. */
+static void json_cpu(struct strbuf *sb, const struct cpu_share *cs,
+		     bool *first)
+{
+	unsigned int i;
+
+	if (!cs)
+		return;
+	json_key(sb, "cpu_seconds", first);
+	sb_addf(sb, "{\"walker\": %.3f, \"workers\": [",
+		(double)cs->walker_ns / 1e9);
+	for (i = 0; i < cs->workers; i++)
+		sb_addf(sb, "%s%.3f", i ? ", " : "",
+			(double)cs->worker_ns[i] / 1e9);
+	sb_addf(sb, "]}");
+	json_key(sb, "walker_cpu_share", first);
+	sb_addf(sb, "%.4f", cpu_share_walker(cs));
+}
+
 static void json_problems(struct strbuf *sb, const struct report *rep,
 			  bool *first)
 {
@@ -200,6 +220,7 @@ int json_write(FILE *out, const struct json_summary *s,
 	json_u64(&sb, "jobs", s->jobs, &first);
 	json_counts(&sb, s, &first);
 	json_extracted(&sb, s->extracted, &first);
+	json_cpu(&sb, s->cpu, &first);
 	json_key(&sb, "elapsed_seconds", &first);
 	sb_addf(&sb, "%.3f", s->elapsed);
 	json_u64(&sb, "errors", rep->errors, &first);

@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct cpu_share;
 struct erofs_image;
 struct extract_stats;
 struct fsck_stats;
@@ -52,6 +53,7 @@ struct json_summary {
 	const struct fsck_stats *stats;		/* NULL if no walk */
 	uint64_t entries;
 	const struct extract_stats *extracted;	/* NULL unless a DIR */
+	const struct cpu_share *cpu;		/* NULL if no walk */
 	int status;				/* the exit status */
 };
 

@@ -99,4 +99,10 @@ void erofs_pool_destroy(struct erofs_pool *pool);
 
 unsigned int erofs_pool_threads(const struct erofs_pool *pool);
 
+/*
+ * The CPU time worker thread i has used so far, in nanoseconds; 0 for a
+ * thread that did not start. Before erofs_pool_destroy().
+ */
+uint64_t erofs_pool_cpu_ns(const struct erofs_pool *pool, unsigned int i);
+
 #endif
