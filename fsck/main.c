@@ -36,6 +36,7 @@
 #include "packed_rest.h"
 #include "progress.h"
 #include "report.h"
+#include "scheduler.h"
 #include "select.h"
 #include "stdout_check.h"
 #include "strbuf.h"
@@ -377,26 +378,6 @@ static int open_outputs(const struct fsck_cfg *cfg, struct report *rep,
 	return ret;
 }
 
-static int make_pool(struct checker *ck, struct report *rep,
-		     unsigned int threads, struct erofs_pool **pool)
-{
-	struct erofs_pool_config pc = {
-		.threads = threads,
-		.batch_cost = EROFS_POOL_BATCH_COST_NS,
-	};
-	struct erofs_pool_ops ops = {
-		.worker_init = checker_worker_init,
-		.worker_fini = checker_worker_fini,
-		.priv = ck,
-	};
-	int ret = erofs_pool_create(pool, &pc, &ops);
-
-	if (ret < 0)
-		report_fatal(rep, "%s: cannot start %u threads: %s",
-			     rep->image, threads, strerror(-ret));
-	return ret;
-}
-
 static bool want_progress(const struct fsck_cfg *cfg)
 {
 	if (cfg->no_progress || cfg->level == 0 || !isatty(STDERR_FILENO))
@@ -432,16 +413,16 @@ static int walk_image(struct checker *ck, struct report *rep,
 					  ctx->img->inos);
 		rep->progress = progress;
 	}
-	checker_visitor(ck, &visitor);
+	visit_init(ck, &visitor);
 	if (selecting)
 		select_start(&sel, &select_rules, ctx, &visitor, &visitor);
 	ret = check_special_inodes(ck);
 	if (!ret)
 		ret = walk_tree(ctx, rep, wo, &visitor, &stats);
-	err = checker_finish(ck);
-	if (!ret && !err && !ck->stopped)
+	err = visit_finish(ck);
+	if (!ret && !err && !ck->sched->stopped)
 		ret = packed_rest_check(ck);
-	complete = !(ret || err || ck->stopped || rep->fatal || interrupted());
+	complete = !(ret || err || ck->sched->stopped || rep->fatal || interrupted());
 	if (outputs_finish(ck->outs, rep, complete) != FSCK_OK && !ret)
 		ret = -EIO;
 	res->walked = true;
@@ -486,24 +467,16 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res)
 {
-	unsigned int threads = cost_threads(cfg, img, image_bytes(img),
-					    res->jobs);
+	unsigned int most = cost_threads_most(res->jobs), threads;
 	struct outputs outs = { .n = 0 };
 	struct extractor *x = NULL;
-	struct erofs_pool *pool = NULL;
+	struct sched sched = { 0 };
 	struct walk_opts wo;
 	struct erofs_ctx ctx;
 	struct checker ck;
 	char *base = NULL;
 	int ret;
 
-	if (res->jobs > 1)
-		report_msg(rep, FSCK_LVL_DEBUG,
-			   "-j%u: %u worker threads (CPUs to run on: %u)",
-			   res->jobs, threads, cost_cpus());
-	ret = set_frag_cache_budget(rep, img, threads);
-	if (ret < 0)
-		return ret;
 	ret = erofs_ctx_init(&ctx, img);
 	if (ret < 0) {
 		report_fatal(rep, "%s: cannot start reading: %s", cfg->image,
@@ -515,21 +488,25 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 			       cfg->image);
 	ret = choose_start(&ctx, rep, cfg, &wo, &base);
 	if (!ret)
-		ret = open_outputs(cfg, rep, &ctx, &wo, threads, &outs, &x);
+		ret = open_outputs(cfg, rep, &ctx, &wo, most, &outs, &x);
 	if (ret)
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, &outs);
-	ret = make_pool(&ck, rep, threads, &pool);
-	if (!ret && checker_set_pool(&ck, pool) < 0) {
-		report_nomem(rep, NULL);
-		ret = -ENOMEM;
-	}
+	threads = cost_threads(&outs, ck.decode, img, image_bytes(img),
+			       res->jobs);
+	if (res->jobs > 1)
+		report_msg(rep, FSCK_LVL_DEBUG,
+			   "-j%u: %u worker threads (CPUs to run on: %u)",
+			   res->jobs, threads, cost_cpus());
+	ret = set_frag_cache_budget(rep, img, threads);
+	if (!ret)
+		ret = sched_start(&sched, &ck, threads);
 	if (!ret)
 		ret = walk_image(&ck, rep, &ctx, &wo, res);
-	res->have_cpu = !cpu_share_take(&res->cpu, pool);
+	res->have_cpu = !cpu_share_take(&res->cpu, sched.pool);
 	if (res->have_cpu)
 		cpu_share_report(&res->cpu, rep);
-	erofs_pool_destroy(pool);
+	sched_stop(&sched);
 	if (x) {
 		extract_get_stats(x, &res->extracted);
 		res->have_extracted = true;

@@ -12,26 +12,9 @@
 #include "erofs/inode.h"
 #include "erofs/pool.h"
 #include "interrupt.h"
-#include "readahead.h"
-#include "split.h"
+#include "scheduler.h"
 #include "task.h"
 #include "visit.h"
-
-int checker_set_pool(struct checker *ck, struct erofs_pool *pool)
-{
-	unsigned int threads = erofs_pool_threads(pool);
-
-	ck->ra = calloc(1, sizeof(*ck->ra));
-	if (!ck->ra || task_hold_init(ck))
-		return -ENOMEM;
-	ck->pool = pool;
-	order_init(&ck->order, ck->rep);
-	order_set_threaded(&ck->order, threads > 0);
-	ck->split_ns = split_piece_ns();
-	ck->splits_max = threads ? threads : 1;
-	readahead_init(ck->ra, ck->ctx, pool);
-	return 0;
-}
 
 /* A directory, a symlink or another inode that is not a regular file. */
 static enum fsck_result visit_inline(struct checker *ck,
@@ -113,22 +96,22 @@ static int visit_dir_done(void *arg, const struct walk_entry *e,
 	return 0;
 }
 
-void checker_visitor(struct checker *ck, struct walk_visitor *v)
+void visit_init(struct checker *ck, struct walk_visitor *v)
 {
 	v->entry = visit_entry;
 	v->dir_done = visit_dir_done;
 	v->arg = ck;
 }
 
-int checker_finish(struct checker *ck)
+int visit_finish(struct checker *ck)
 {
 	int ret = 0;
 
-	if (ck->pool && interrupted())
-		erofs_pool_cancel(ck->pool, -EINTR);
-	if (ck->pool) {
+	if (ck->sched->pool && interrupted())
+		erofs_pool_cancel(ck->sched->pool, -EINTR);
+	if (ck->sched->pool) {
 		task_release(ck);
-		ret = erofs_pool_wait(ck->pool);
+		ret = erofs_pool_wait(ck->sched->pool);
 	}
 	task_drain(ck);
 	if (ck->stats.split_files)
@@ -136,7 +119,7 @@ int checker_finish(struct checker *ck)
 			   "split files: %llu, in %llu pieces",
 			   (unsigned long long)ck->stats.split_files,
 			   (unsigned long long)ck->stats.pieces);
-	if (ck->stats.walker_files && erofs_pool_threads(ck->pool))
+	if (ck->stats.walker_files && erofs_pool_threads(ck->sched->pool))
 		report_msg(
 			ck->rep, FSCK_LVL_DEBUG,
 			"files too small to hand over, checked on the walker: %llu",
@@ -156,7 +139,7 @@ int checker_finish(struct checker *ck)
 			   "held files waiting for an output's room: %llu",
 			   (unsigned long long)ck->stats.hold_stalls);
 	if (ret)
-		ck->stopped = true;
+		ck->sched->stopped = true;
 	check_count_links(ck);
 	return ret;
 }

@@ -10,20 +10,14 @@
 
 #include "check.h"
 
-/*
- * Use pool for regular files, and give it to the outputs; must be set
- * before the walk. 0 or -ENOMEM.
- */
-int checker_set_pool(struct checker *ck, struct erofs_pool *pool);
-
-/* The visitor to hand to walk_tree(). */
-void checker_visitor(struct checker *ck, struct walk_visitor *v);
+/* The visitor to hand to walk_tree(), once ck's scheduler has started. */
+void visit_init(struct checker *ck, struct walk_visitor *v);
 
 /*
  * After the walk: wait for every task and print what is pending; count
  * the further names of hard-linked files for -p. Returns the error that
  * stopped a task, or 0.
  */
-int checker_finish(struct checker *ck);
+int visit_finish(struct checker *ck);
 
 #endif

@@ -43,19 +43,31 @@ cases=(
 )
 tap_plan $((2 * ${#cases[@]}))
 
-# the JSON report without what changes between runs
+# the JSON report without what changes between runs; a report made here
+# (got) must hold the CPU times, a walker's and at most one a job, and the
+# walker's share of them
 json_norm()
 {
 	"$PYTHON3" -c 'import json, sys
 with open(sys.argv[1]) as f:
 	r = json.load(f)
+if sys.argv[2] == "got":
+	cpu, share = r.pop("cpu_seconds"), r.pop("walker_cpu_share")
+else:
+	cpu, share = {"walker": 0, "workers": []}, 0
+total = cpu["walker"] + sum(cpu["workers"])
+assert cpu["walker"] >= 0 and all(t >= 0 for t in cpu["workers"])
+assert len(cpu["workers"]) <= r["jobs"], cpu
+assert 0 <= share <= 1, share
+assert not cpu["workers"] or total == 0 or abs(share - cpu["walker"] / total) < 0.02, (cpu, share)
+assert cpu["workers"] or share in (0, 1), share
 for key in ("elapsed_seconds", "jobs", "version"):
 	del r[key]
 r["image"] = r["image"].rsplit("/", 1)[-1]
 if r["extract_dir"] is not None:
 	r["extract_dir"] = "DIR"
 json.dump(r, sys.stdout, indent=1, sort_keys=True)
-print()' "$1"
+print()' "$1" "$2"
 }
 
 for c in "${cases[@]}"; do
@@ -77,13 +89,13 @@ for c in "${cases[@]}"; do
 			continue
 		fi
 		if [ "$kind" = json ]; then
-			if ! json_norm "$scratch/out" >"$scratch/got" \
+			if ! json_norm "$scratch/out" got >"$scratch/got" \
 					2>"$scratch/err"; then
 				tap_not_ok "$name -j$jobs: not valid JSON" \
 					"$scratch/err"
 				continue
 			fi
-			json_norm "$want" >"$scratch/want" || exit 99
+			json_norm "$want" want >"$scratch/want" || exit 99
 		else
 			cp "$scratch/out" "$scratch/got"
 			cp "$want" "$scratch/want"

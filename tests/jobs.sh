@@ -136,7 +136,7 @@ while read -r name manifest extra; do
 	images+=("$name|$extra")
 done <"$data/index"
 set -- $damaged
-tap_plan $((${#images[@]} + $# + 7))
+tap_plan $((${#images[@]} + $# + 9))
 
 for entry in "${images[@]}"; do
 	IFS='|' read -r name extra <<<"$entry"
@@ -174,6 +174,23 @@ else
 	tap_ok "-j2 --extract=DIR: every file handed to a worker"
 fi
 rm -rf "$xroot/walker"
+
+# -d3 shows each role's CPU time and the walker's share: one figure a
+# worker, none without workers.
+for j in 1 2; do
+	run_fsck /dev/null "$err" -j$j -d3 --extract "$path"
+	line=$(grep 'CPU time: walker' "$err")
+	if [ $j = 1 ]; then
+		want='CPU time: walker [0-9.]* s, no workers; the walker.s share 100\.0%$'
+	else
+		want='CPU time: walker [0-9.]* s, workers [0-9.]*, [0-9.]* s; the walker.s share [0-9.]*%$'
+	fi
+	if grep -q "$want" <<<"$line"; then
+		tap_ok "-j$j -d3: $line"
+	else
+		tap_not_ok "-j$j -d3: CPU times, got: ${line:-nothing}" /dev/null
+	fi
+done
 
 # Two large lz4hc files (8 and 4 MiB, about 7 MiB stored), a few pclusters
 # damaged in each: several pieces of a file fail, and the file reports

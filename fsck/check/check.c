@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "check_internal.h"
+#include "scheduler.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "erofs/format.h"
@@ -47,11 +48,6 @@ void checker_fini(struct checker *ck)
 	ck->walker.buf = NULL;
 	ck->walker.bufsize = 0;
 	nidmap_fini(&ck->linked);
-	free(ck->ra);
-	ck->ra = NULL;
-	free(ck->held);
-	ck->held = NULL;
-	order_fini(&ck->order);
 }
 
 void *checker_worker_init(void *priv, unsigned int index)
@@ -210,7 +206,7 @@ static int check_read_shared(struct fsck_worker *w,
 	do
 		err = erofs_extent_read_nowait(w->ctx, inode, map, skip, w->buf,
 					       n);
-	while (err == -EAGAIN && erofs_pool_help(w->ck->pool, w));
+	while (err == -EAGAIN && erofs_pool_help(w->ck->sched->pool, w));
 	if (err == -EAGAIN)
 		err = erofs_extent_read(w->ctx, inode, map, skip, w->buf, n);
 	return err;

@@ -30,7 +30,6 @@
 #include "erofs/image.h"
 #include "fsck.h"
 #include "nidmap.h"
-#include "order.h"
 #include "output.h"
 #include "progress.h"
 #include "report.h"
@@ -38,10 +37,8 @@
 
 struct erofs_inode;
 struct erofs_map;
-struct erofs_pool;
 struct checker;
-struct readahead;
-struct task_hold;
+struct sched;
 
 /* Distinct inodes met, and the bytes of regular files. */
 struct fsck_stats {
@@ -88,17 +85,9 @@ struct checker {
 	struct report *rep;		/* the main report */
 	const struct fsck_cfg *cfg;
 	struct outputs *outs;		/* what the options asked for */
-	struct erofs_pool *pool;
-	struct readahead *ra;		/* of the packed inode */
-	/* sched/task.c: files held to be queued in the order of their data */
-	struct task_hold *held;
-	struct order_queue order;	/* results, restored to walk order */
+	struct sched *sched;		/* sched/scheduler.h: who runs what */
 	struct fsck_worker walker;
 	bool decode;			/* file data is decoded */
-	bool stopped;			/* a task stopped the run */
-	uint64_t split_ns;		/* piece cost target, 0: no split */
-	unsigned int splits_open;	/* atomic: split files in flight */
-	unsigned int splits_max;
 
 	/*
 	 * For -p, in blocks, counted as upstream fsck.erofs does: once per

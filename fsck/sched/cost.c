@@ -8,8 +8,8 @@
 #include "erofs/decompress.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
-#include "fsck.h"
 #include "knobs.h"
+#include "output.h"
 #include "split.h"
 
 #define COST_FILE_EXTRACT 20000 /* create, set metadata, close */
@@ -102,12 +102,12 @@ static uint64_t cost_image_data(const struct erofs_image *img, uint64_t bytes)
  * the data alone started none. A superblock that overstates its inodes
  * only starts threads.
  */
-static uint64_t cost_image(const struct fsck_cfg *cfg,
+static uint64_t cost_image(const struct outputs *outs,
 			   const struct erofs_image *img, uint64_t bytes)
 {
 	uint64_t work = cost_image_data(img, bytes);
 
-	if (!cfg->extract_dir && !cfg->compare)
+	if (!outputs_want(outs, OUT_OPENS))
 		return work;
 	if (img->inos > (UINT64_MAX - work) / COST_FILE_EXTRACT)
 		return UINT64_MAX;
@@ -134,26 +134,42 @@ unsigned int cost_cpus(void)
  * locks of the directories they create files in (four threads on two CPUs
  * extracted live media onto ext4 8% slower than two).
  */
-unsigned int cost_threads(const struct fsck_cfg *cfg,
-			  const struct erofs_image *img, uint64_t bytes,
-			  unsigned int jobs)
+/* EROFS_FSCK_SYNC_NS (knobs.h): the work that pays for threads. */
+static uint64_t cost_sync_limit(void)
+{
+	uint64_t limit;
+
+	if (!knob_value("EROFS_FSCK_SYNC_NS", &limit))
+		limit = COST_SYNC_WORK_NS;
+	return limit;
+}
+
+unsigned int cost_threads_most(unsigned int jobs)
 {
 	unsigned int cpus;
-	uint64_t limit;
 
 	if (jobs <= 1)
 		return 0;
-	if (!knob_value("EROFS_FSCK_SYNC_NS", &limit))
-		limit = COST_SYNC_WORK_NS;
-	if (!limit)
+	if (!cost_sync_limit())
 		return jobs;
-	if (!(cfg->decode || cfg->extract_dir || cfg->compare || cfg->digests ||
-	      cfg->manifest || cfg->tar))
-		return 0;
 	cpus = cost_cpus();
 	if (jobs > cpus)
 		jobs = cpus;
-	if (jobs <= 1 || cost_image(cfg, img, bytes) < limit)
+	return jobs <= 1 ? 0 : jobs;
+}
+
+unsigned int cost_threads(const struct outputs *outs, bool decode,
+			  const struct erofs_image *img, uint64_t bytes,
+			  unsigned int jobs)
+{
+	unsigned int most = cost_threads_most(jobs);
+	uint64_t limit = cost_sync_limit();
+
+	if (!most || !limit)
+		return most;
+	if (!decode && !outputs_want(outs, OUT_OPENS))
 		return 0;
-	return jobs;
+	if (cost_image(outs, img, bytes) < limit)
+		return 0;
+	return most;
 }

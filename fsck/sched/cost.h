@@ -15,19 +15,26 @@
 struct erofs_image;
 struct erofs_inode;
 struct erofs_map;
-struct fsck_cfg;
+struct outputs;
 
 /* The CPUs this process may run on (its affinity), else those online. */
 unsigned int cost_cpus(void);
 
 /*
  * Worker threads worth starting for -j jobs, for an image of bytes (all
- * its devices): 0 runs every task inline. EROFS_FSCK_SYNC_NS=0 starts
- * jobs, whatever the work and the CPUs.
+ * its devices), whose data is decoded or not, for what the outputs
+ * declared they want (output.h): 0 runs every task inline.
+ * EROFS_FSCK_SYNC_NS=0 starts jobs, whatever the work and the CPUs.
  */
-unsigned int cost_threads(const struct fsck_cfg *cfg,
+unsigned int cost_threads(const struct outputs *outs, bool decode,
 			  const struct erofs_image *img, uint64_t bytes,
 			  unsigned int jobs);
+
+/*
+ * The most cost_threads() starts for -j jobs, whatever the work: what
+ * the outputs size themselves for before the work is known.
+ */
+unsigned int cost_threads_most(unsigned int jobs);
 
 /* Decoding cost per KiB of a file's data, by its first algorithm. */
 uint64_t cost_data_per_kib(const struct erofs_inode *inode);

@@ -7,6 +7,7 @@
 #include "erofs/pool.h"
 #include "interrupt.h"
 #include "packed_rest.h"
+#include "scheduler.h"
 #include "task.h"
 
 struct rest_task {
@@ -24,13 +25,13 @@ static int rest_task_run(void *worker, void *arg)
 	enum fsck_result ret = FSCK_OK;
 
 	t->started = true;
-	if (!erofs_pool_stopped(ck->pool) && !interrupted()) {
+	if (!erofs_pool_stopped(ck->sched->pool) && !interrupted()) {
 		w->rep = &t->slot.rep;
 		ret = check_packed_extent(w, &t->map);
 		w->rep = NULL;
 	}
 	/* the walker may free t from here on */
-	order_done(&ck->order, &t->slot);
+	order_done(&ck->sched->order, &t->slot);
 	return check_errno(ret);
 }
 
@@ -46,12 +47,12 @@ static enum fsck_result rest_queue(struct checker *ck,
 		return FSCK_NOMEM;
 	t->ck = ck;
 	t->map = *map;
-	order_add(&ck->order, &t->slot, ORDER_FREE);
-	ret = erofs_pool_submit(ck->pool, rest_task_run, t,
+	order_add(&ck->sched->order, &t->slot, ORDER_FREE);
+	ret = erofs_pool_submit(ck->sched->pool, rest_task_run, t,
 				cost_extent(map, map->llen));
 	/* refused, it is done as skipped: its slot prints nothing */
 	if (ret && !t->started)
-		order_done(&ck->order, &t->slot);
+		order_done(&ck->sched->order, &t->slot);
 	return fsck_result_of(ret);
 }
 
@@ -64,7 +65,7 @@ int packed_rest_check(struct checker *ck)
 	while (check_packed_rest(ck, &pr, &map))
 		pr.ret = rest_queue(ck, &map);
 	task_flush(ck);
-	err = erofs_pool_wait(ck->pool);
+	err = erofs_pool_wait(ck->sched->pool);
 	task_drain(ck);
 	if (err && fsck_result_goes_on(pr.ret))
 		pr.ret = fsck_result_of(err);

@@ -11,6 +11,7 @@
 #include "file.h"
 #include "pieces.h"
 #include "readahead.h"
+#include "scheduler.h"
 #include "split.h"
 #include "window.h"
 
@@ -200,13 +201,13 @@ bool pieces_worth(const struct checker *ck, const struct erofs_inode *inode)
 {
 	uint64_t cost, off, len;
 
-	if (!ck->split_ns || !ck->decode || !erofs_pool_threads(ck->pool))
+	if (!ck->sched->split_ns || !ck->decode || !erofs_pool_threads(ck->sched->pool))
 		return false;
 	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
-	if (!split_worth(cost, ck->split_ns))
+	if (!split_worth(cost, ck->sched->split_ns))
 		return false;
-	return !ck->ra->window || !inode->z.whole_fragment ||
-	       !readahead_fragment(inode, &off, &len) || len > ck->ra->window;
+	return !ck->sched->ra->window || !inode->z.whole_fragment ||
+	       !readahead_fragment(inode, &off, &len) || len > ck->sched->ra->window;
 }
 
 struct split_file *split_new(struct file_task *t)
@@ -290,7 +291,7 @@ static bool piece_cut_short(struct file_piece *p)
 {
 	const struct split_file *s = p->s;
 
-	if (erofs_pool_stopped(s->t->ck->pool) ||
+	if (erofs_pool_stopped(s->t->ck->sched->pool) ||
 	    __atomic_load_n(&s->fail_at, __ATOMIC_RELAXED) < p->range.start)
 		p->cut_short = true;
 	return p->cut_short;
@@ -336,9 +337,9 @@ static enum fsck_result split_finish(struct split_file *s)
 			      s->hashing && !s->hash_broken ? &s->sha : NULL,
 			      s->stopped);
 	split_free(s);
-	__atomic_sub_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&ck->sched->splits_open, 1, __ATOMIC_RELAXED);
 	/* the walker may free t from here on */
-	order_done(&ck->order, &t->slot);
+	order_done(&ck->sched->order, &t->slot);
 	return ret;
 }
 
@@ -426,7 +427,7 @@ static int piece_run(void *worker, void *arg)
 		report_nomem(&p->rep, &loc);
 	w->rep = NULL;
 	counts = !p->cut_short;
-	if (!counts && erofs_pool_stopped(t->ck->pool))
+	if (!counts && erofs_pool_stopped(t->ck->sched->pool))
 		__atomic_store_n(&s->stopped, true, __ATOMIC_RELAXED);
 	ok = counts && ret == FSCK_OK;
 	if (ok)
@@ -525,11 +526,11 @@ static enum fsck_result split_queue(struct checker *ck, struct split_file *s,
 		/* the pieces it would wait for may sit in the batch */
 		if (!ord_window_has_room(&s->window, &p->out->item,
 					 p->out->item.bytes))
-			erofs_pool_flush(ck->pool);
+			erofs_pool_flush(ck->sched->pool);
 		ord_window_reserve(&s->window, &p->out->item);
 	}
 	ret = fsck_result_of(
-		erofs_pool_submit(ck->pool, piece_run, p, range->cost));
+		erofs_pool_submit(ck->sched->pool, piece_run, p, range->cost));
 	if (ret == FSCK_OK) {
 		ck->stats.pieces++;
 		return FSCK_OK;
@@ -589,7 +590,7 @@ static enum fsck_result split_plan_queue(struct checker *ck,
 	uint64_t pos = 0, end, stored, cost;
 	enum fsck_result ret;
 
-	split_plan_init(&plan, inode->size, ck->split_ns);
+	split_plan_init(&plan, inode->size, ck->sched->split_ns);
 	while (pos < inode->size) {
 		if (split_map(ctx, inode, pos, &map, &cost) < 0) {
 			erofs_err_drop(&ctx->err);
@@ -642,7 +643,7 @@ enum fsck_result split_submit(struct checker *ck, struct split_file *s,
 
 	s->t->started = true;
 	ck->stats.split_files++;
-	__atomic_add_fetch(&ck->splits_open, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ck->sched->splits_open, 1, __ATOMIC_RELAXED);
 	ret = split_head(ck, s, loc);
 	s->head = ret;
 	if (ret == FSCK_OK && (ret = split_plan_queue(ck, s)) != FSCK_OK)
@@ -651,7 +652,7 @@ enum fsck_result split_submit(struct checker *ck, struct split_file *s,
 	if (!fsck_result_goes_on(ret))
 		last = ret;
 	if (!fsck_result_goes_on(last)) {
-		erofs_pool_cancel(ck->pool, check_errno(last));
+		erofs_pool_cancel(ck->sched->pool, check_errno(last));
 		return last;
 	}
 	return FSCK_OK;

@@ -12,6 +12,7 @@
 #include "interrupt.h"
 #include "knobs.h"
 #include "readahead.h"
+#include "scheduler.h"
 
 static uint64_t readahead_window(uint64_t cache_budget)
 {
@@ -64,7 +65,7 @@ static int prefetch_run(void *worker, void *arg)
 	struct erofs_map *map = arg;
 
 	/* advisory: a failure is the reader's to meet and report */
-	if (!erofs_pool_stopped(w->ck->pool) && !interrupted() &&
+	if (!erofs_pool_stopped(w->ck->sched->pool) && !interrupted() &&
 	    erofs_frag_prefetch(w->ctx, map))
 		erofs_err_drop(&w->ctx->err);
 	free(map);

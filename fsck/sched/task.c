@@ -11,6 +11,7 @@
 #include "interrupt.h"
 #include "pieces.h"
 #include "readahead.h"
+#include "scheduler.h"
 #include "task.h"
 
 /*
@@ -40,7 +41,7 @@ static int file_task_run(void *worker, void *arg)
 	struct checker *ck = w->ck;
 	struct data_sum ds = { .files = &t->files };
 	enum fsck_result ret = FSCK_OK;
-	bool skipped = erofs_pool_stopped(ck->pool) || interrupted();
+	bool skipped = erofs_pool_stopped(ck->sched->pool) || interrupted();
 	struct fsck_loc loc;
 	struct out_file of;
 
@@ -60,7 +61,7 @@ static int file_task_run(void *worker, void *arg)
 	ret = file_task_close(t, ret, ds.hash ? &ds.sha : NULL, skipped);
 	w->rep = NULL;
 	/* the walker may free t from here on */
-	order_done(&ck->order, &t->slot);
+	order_done(&ck->sched->order, &t->slot);
 	return check_errno(ret);
 }
 
@@ -99,23 +100,23 @@ void task_drain(struct checker *ck)
 	struct order_slot *s;
 
 	/* the queue hands back the units it does not free: files */
-	while ((s = order_take(&ck->order)))
+	while ((s = order_take(&ck->sched->order)))
 		file_task_complete((struct file_task *)s);
 }
 
 void task_flush(struct checker *ck)
 {
 	task_release(ck);
-	erofs_pool_flush(ck->pool);
+	erofs_pool_flush(ck->sched->pool);
 }
 
 bool task_throttle(struct checker *ck)
 {
-	if (!ck->order.pending)
+	if (!ck->sched->order.pending)
 		return false;
 	/* the oldest task may be held, or sit in the batch being filled */
 	task_flush(ck);
-	order_wait_head(&ck->order);
+	order_wait_head(&ck->sched->order);
 	task_drain(ck);
 	return true;
 }
@@ -128,8 +129,8 @@ void task_wait_output_room(struct checker *ck)
 
 void task_wait_room(struct checker *ck)
 {
-	while (ck->order.pending >=
-		       (ck->held ? TASK_HOLD_MAX : TASK_MAX_PENDING) &&
+	while (ck->sched->order.pending >=
+		       (ck->sched->held ? TASK_HOLD_MAX : TASK_MAX_PENDING) &&
 	       task_throttle(ck))
 		;
 }
@@ -158,7 +159,7 @@ static void file_task_abandon(struct checker *ck, struct file_task *t)
 		split_free(t->split);
 	t->split = NULL;
 	file_task_close(t, FSCK_STOP, NULL, true);
-	order_done(&ck->order, &t->slot);
+	order_done(&ck->sched->order, &t->slot);
 }
 
 /* Files held to be queued in the order of their data (task_hold()). */
@@ -179,7 +180,7 @@ static bool file_task_holds(const struct checker *ck, const struct file_task *t)
 {
 	uint64_t off, len;
 
-	return ck->decode && ck->held &&
+	return ck->decode && ck->sched->held &&
 	       readahead_fragment(&t->inode, &off, &len);
 }
 
@@ -196,7 +197,7 @@ static bool file_task_reads_ahead(const struct checker *ck,
 {
 	if (!file_task_holds(ck, t))
 		return true;
-	return !split && !ck->stats.hold_batches && !ck->held->n;
+	return !split && !ck->stats.hold_batches && !ck->sched->held->n;
 }
 
 /* Step 1 but the queueing: what the walker does first, in walk order. */
@@ -212,7 +213,7 @@ static enum fsck_result file_task_begin(struct checker *ck,
 
 	if (ck->decode && file_task_reads_ahead(ck, t, split))
 		ret = fsck_result_of(
-			readahead_file(ck->ra, e->inode, ck->rep, loc));
+			readahead_file(ck->sched->ra, e->inode, ck->rep, loc));
 	if (ret == FSCK_OK && split && !(*s = split_new(t)))
 		ret = FSCK_NOMEM;
 	check_out_entry(&oe, ck, e, loc);
@@ -228,10 +229,10 @@ static enum fsck_result file_task_queue(struct checker *ck, struct file_task *t)
 	    cost_file_trivial(&t->inode, ck->ctx->img->blksz)) {
 		ck->stats.walker_files++;
 		return fsck_result_of(
-			erofs_pool_run_here(ck->pool, file_task_run, t));
+			erofs_pool_run_here(ck->sched->pool, file_task_run, t));
 	}
 	return fsck_result_of(erofs_pool_submit(
-		ck->pool, file_task_run, t,
+		ck->sched->pool, file_task_run, t,
 		cost_file(&t->inode, ck->decode,
 			  outputs_want(ck->outs, OUT_CREATES))));
 }
@@ -239,8 +240,8 @@ static enum fsck_result file_task_queue(struct checker *ck, struct file_task *t)
 /* A task could not be queued: the run stops once the queued ones end. */
 static void task_stop(struct checker *ck)
 {
-	ck->stopped = true;
-	erofs_pool_wait(ck->pool);
+	ck->sched->stopped = true;
+	erofs_pool_wait(ck->sched->pool);
 	task_drain(ck);
 }
 
@@ -258,8 +259,8 @@ static enum fsck_result task_stop_if(struct checker *ck, struct file_task *t,
 
 static bool split_room(const struct checker *ck)
 {
-	return __atomic_load_n(&ck->splits_open, __ATOMIC_RELAXED) <
-	       ck->splits_max;
+	return __atomic_load_n(&ck->sched->splits_open, __ATOMIC_RELAXED) <
+	       ck->sched->splits_max;
 }
 
 /*
@@ -268,16 +269,16 @@ static bool split_room(const struct checker *ck)
  */
 static void task_split_wait(struct checker *ck)
 {
-	uint64_t ended = order_ended(&ck->order);
+	uint64_t ended = order_ended(&ck->sched->order);
 
 	if (split_room(ck))
 		return;
 	/* their pieces may sit in the batch being filled */
-	erofs_pool_flush(ck->pool);
+	erofs_pool_flush(ck->sched->pool);
 	/* a split file ends (its slot is marked done) once it has closed */
-	while (!split_room(ck) && ck->order.threaded) {
-		order_wait_ended(&ck->order, ended);
-		ended = order_ended(&ck->order);
+	while (!split_room(ck) && ck->sched->order.threaded) {
+		order_wait_ended(&ck->sched->order, ended);
+		ended = order_ended(&ck->sched->order);
 	}
 }
 
@@ -298,7 +299,7 @@ static enum fsck_result task_queue(struct checker *ck, struct file_task *t,
 	 * room for the item due.
 	 */
 	while (!outputs_file_room(ck->outs, &t->files) &&
-	       ck->order.head != &t->slot && task_throttle(ck))
+	       ck->sched->order.head != &t->slot && task_throttle(ck))
 		;
 	file_task_out(t, ck->rep, loc, &of);
 	ret = outputs_file_queue(ck->outs, &t->files, &of);
@@ -331,15 +332,15 @@ static int fragment_order(const void *a, const void *b, void *arg)
 static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
 				   bool in_order, enum fsck_result ret)
 {
-	struct file_task *t = ck->held->walk[i];
+	struct file_task *t = ck->sched->held->walk[i];
 	struct fsck_loc loc;
 
-	ck->held->queued[i] = true;
+	ck->sched->held->queued[i] = true;
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	/* a split file's pieces decode its packed extents */
 	if (fsck_result_goes_on(ret) && in_order && !t->split)
 		ret = fsck_result_of(
-			readahead_file(ck->ra, &t->inode, ck->rep, &loc));
+			readahead_file(ck->sched->ra, &t->inode, ck->rep, &loc));
 	if (fsck_result_goes_on(ret))
 		ret = task_queue(ck, t, &loc);
 	/* no caller of the walk's knows the file */
@@ -361,7 +362,7 @@ static enum fsck_result hold_make_room(struct checker *ck, unsigned int k,
 				       unsigned int *first,
 				       enum fsck_result ret)
 {
-	struct task_hold *h = ck->held;
+	struct task_hold *h = ck->sched->held;
 	struct file_task *t = h->walk[k];
 	struct fsck_loc loc;
 
@@ -369,7 +370,7 @@ static enum fsck_result hold_make_room(struct checker *ck, unsigned int k,
 	if (fsck_result_goes_on(ret) && !t->split) {
 		check_loc(&loc, t->path, t->pathlen, &t->inode);
 		ret = fsck_result_of(
-			readahead_stalled(ck->ra, &t->inode, ck->rep, &loc));
+			readahead_stalled(ck->sched->ra, &t->inode, ck->rep, &loc));
 		if (ret == FSCK_NOMEM && !ck->rep->fatal)
 			report_nomem(ck->rep, &loc);
 	}
@@ -393,7 +394,7 @@ static enum fsck_result hold_make_room(struct checker *ck, unsigned int k,
  */
 void task_release(struct checker *ck)
 {
-	struct task_hold *h = ck->held;
+	struct task_hold *h = ck->sched->held;
 	enum fsck_result ret = FSCK_OK;
 	unsigned int i, k, first = 0, n = h ? h->n : 0;
 
@@ -401,7 +402,7 @@ void task_release(struct checker *ck)
 		return;
 	h->n = 0;
 	if (!ck->stats.hold_batches)
-		ck->stats.held_readahead = ck->ra->queued;
+		ck->stats.held_readahead = ck->sched->ra->queued;
 	ck->stats.held_files += n;
 	ck->stats.hold_batches++;
 	for (i = 0; i < n; i++) {
@@ -426,17 +427,17 @@ int task_hold_init(struct checker *ck)
 {
 	if (!ck->decode || !ck->ctx->img->has_packed)
 		return 0;
-	ck->held = calloc(1, sizeof(*ck->held));
-	return ck->held ? 0 : -ENOMEM;
+	ck->sched->held = calloc(1, sizeof(*ck->sched->held));
+	return ck->sched->held ? 0 : -ENOMEM;
 }
 
 /* Hold t, whose slot is queued: released when TASK_HOLD_MAX are held. */
 static enum fsck_result task_hold(struct checker *ck, struct file_task *t)
 {
-	ck->held->walk[ck->held->n++] = t;
-	if (ck->held->n == TASK_HOLD_MAX)
+	ck->sched->held->walk[ck->sched->held->n++] = t;
+	if (ck->sched->held->n == TASK_HOLD_MAX)
 		task_release(ck);
-	return ck->stopped ? FSCK_STOP : FSCK_OK;
+	return ck->sched->stopped ? FSCK_STOP : FSCK_OK;
 }
 
 enum fsck_result task_submit_file(struct checker *ck,
@@ -467,7 +468,7 @@ enum fsck_result task_submit_file(struct checker *ck,
 		return ret;
 	}
 	task_wait_room(ck);
-	order_add(&ck->order, &t->slot, ORDER_FILE);
+	order_add(&ck->sched->order, &t->slot, ORDER_FILE);
 	t->split = s;
 	if (file_task_holds(ck, t))
 		return task_hold(ck, t);

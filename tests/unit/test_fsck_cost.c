@@ -21,14 +21,29 @@
 
 #define MIB (1ULL << 20)
 
-static struct fsck_cfg cfg;
+static struct outputs outs;
+static bool decode;
 static struct erofs_image img;
 
 static void setup(void)
 {
-	memset(&cfg, 0, sizeof(cfg));
+	memset(&outs, 0, sizeof(outs));
+	decode = false;
 	memset(&img, 0, sizeof(img));
 	unsetenv("EROFS_FSCK_SYNC_NS");
+}
+
+/* An output that wants what it declares, and does nothing. */
+static void add_output(unsigned int wants)
+{
+	static const struct output_ops none;
+
+	outputs_add(&outs, &none, NULL, wants);
+}
+
+static unsigned int threads(uint64_t bytes, unsigned int jobs)
+{
+	return cost_threads(&outs, decode, &img, bytes, jobs);
 }
 
 /* The CPUs this test may run on. */
@@ -52,29 +67,35 @@ static unsigned int on_this_machine(unsigned int jobs)
 
 START_TEST(test_threads_one_job)
 {
-	cfg.decode = true;
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 40, 1), 0);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 40, 0), 0);
+	decode = true;
+	ck_assert_uint_eq(threads(1ULL << 40, 1), 0);
+	ck_assert_uint_eq(threads(1ULL << 40, 0), 0);
 	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 0, 1), 0);
+	ck_assert_uint_eq(threads(0, 1), 0);
 }
 END_TEST
 
 START_TEST(test_threads_by_work)
 {
 	/* nothing decoded: a task only maps, threads cannot win */
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 40, 4), 0);
-	cfg.decode = true;
+	ck_assert_uint_eq(threads(1ULL << 40, 4), 0);
+	decode = true;
 	/* 1 MiB of stored data: far below the work threads pay for */
-	ck_assert_uint_eq(cost_threads(&cfg, &img, MIB, 4), 0);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 4),
+	ck_assert_uint_eq(threads(MIB, 4), 0);
+	ck_assert_uint_eq(threads(1ULL << 30, 4),
 			  on_this_machine(4));
-	cfg.decode = false;
-	cfg.manifest = true;
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 4),
+	/* an output that opens a file on disk for each inode */
+	decode = false;
+	img.inos = 1000000;
+	ck_assert_uint_eq(threads(MIB, 4), 0);
+	add_output(OUT_OPENS);
+	ck_assert_uint_eq(threads(MIB, 4), on_this_machine(4));
+	img.inos = 0;
+	ck_assert_uint_eq(threads(MIB, 4), 0);
+	ck_assert_uint_eq(threads(1ULL << 30, 4),
 			  on_this_machine(4));
 	/* saturates rather than wraps */
-	ck_assert_uint_eq(cost_threads(&cfg, &img, UINT64_MAX, 4),
+	ck_assert_uint_eq(threads(UINT64_MAX, 4),
 			  on_this_machine(4));
 }
 END_TEST
@@ -88,12 +109,12 @@ START_TEST(test_threads_by_codec)
 	lzma = erofs_codec_get(Z_EROFS_COMPRESSION_LZMA);
 	if (!lzma || lzma->cost_ns_per_kib <= 1000)
 		return;
-	cfg.tar = "-";
+	decode = true;
 	/* 10 ms of work at the dearest price, a little short at a copy's */
 	bytes = (10000000ULL / lzma->cost_ns_per_kib + 1) << 10;
-	ck_assert_uint_eq(cost_threads(&cfg, &img, bytes, 2), 0);
+	ck_assert_uint_eq(threads(bytes, 2), 0);
 	img.available_compr_algs = 1U << Z_EROFS_COMPRESSION_LZMA;
-	ck_assert_uint_eq(cost_threads(&cfg, &img, bytes, 2),
+	ck_assert_uint_eq(threads(bytes, 2),
 			  on_this_machine(2));
 }
 END_TEST
@@ -117,21 +138,21 @@ START_TEST(test_threads_by_cpus)
 			second = cpu;
 	}
 	ck_assert_int_ge(first, 0);
-	cfg.decode = true;
+	decode = true;
 	CPU_ZERO(&set);
 	CPU_SET(first, &set);
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
 	ck_assert_uint_eq(cost_cpus(), 1);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 8), 0);
+	ck_assert_uint_eq(threads(1ULL << 30, 8), 0);
 	if (second >= 0) {
 		CPU_SET(second, &set);
 		ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
 		ck_assert_uint_eq(cost_cpus(), 2);
-		ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 8), 2);
-		ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 2), 2);
+		ck_assert_uint_eq(threads(1ULL << 30, 8), 2);
+		ck_assert_uint_eq(threads(1ULL << 30, 2), 2);
 	}
 	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1ULL << 30, 8), 8);
+	ck_assert_uint_eq(threads(1ULL << 30, 8), 8);
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(saved), &saved), 0);
 	ck_assert_uint_eq(cost_cpus(), usable_cpus());
 }
@@ -141,17 +162,17 @@ START_TEST(test_threads_env)
 {
 	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
 	/* 0: always, even with nothing decoded and a single CPU */
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 0, 3), 3);
-	cfg.digests = true;
+	ck_assert_uint_eq(threads(0, 3), 3);
+	decode = true;
 	setenv("EROFS_FSCK_SYNC_NS", "1000", 1);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 4 * 1024, 3),
+	ck_assert_uint_eq(threads(4 * 1024, 3),
 			  on_this_machine(3));
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 1024, 3), 0);
+	ck_assert_uint_eq(threads(1024, 3), 0);
 	/* not a number: the default */
 	setenv("EROFS_FSCK_SYNC_NS", "1000x", 1);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 4 * 1024, 3), 0);
+	ck_assert_uint_eq(threads(4 * 1024, 3), 0);
 	setenv("EROFS_FSCK_SYNC_NS", "", 1);
-	ck_assert_uint_eq(cost_threads(&cfg, &img, 4 * 1024, 3), 0);
+	ck_assert_uint_eq(threads(4 * 1024, 3), 0);
 }
 END_TEST
 

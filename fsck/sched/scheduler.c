@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "erofs/pool.h"
+#include "readahead.h"
+#include "scheduler.h"
+#include "split.h"
+#include "task.h"
+
+static int sched_pool(struct sched *s, struct checker *ck,
+		      unsigned int threads)
+{
+	struct erofs_pool_config pc = {
+		.threads = threads,
+		.batch_cost = EROFS_POOL_BATCH_COST_NS,
+	};
+	struct erofs_pool_ops ops = {
+		.worker_init = checker_worker_init,
+		.worker_fini = checker_worker_fini,
+		.priv = ck,
+	};
+	int ret = erofs_pool_create(&s->pool, &pc, &ops);
+
+	if (ret < 0)
+		report_fatal(ck->rep, "%s: cannot start %u threads: %s",
+			     ck->rep->image, threads, strerror(-ret));
+	return ret;
+}
+
+int sched_start(struct sched *s, struct checker *ck, unsigned int threads)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ck->sched = s;
+	order_init(&s->order, ck->rep);
+	ret = sched_pool(s, ck, threads);
+	if (ret)
+		return ret;
+	s->ra = calloc(1, sizeof(*s->ra));
+	if (!s->ra || task_hold_init(ck)) {
+		report_nomem(ck->rep, NULL);
+		return -ENOMEM;
+	}
+	order_set_threaded(&s->order, threads > 0);
+	s->split_ns = split_piece_ns();
+	s->splits_max = threads ? threads : 1;
+	readahead_init(s->ra, ck->ctx, s->pool);
+	return 0;
+}
+
+void sched_stop(struct sched *s)
+{
+	erofs_pool_destroy(s->pool);
+	s->pool = NULL;
+	free(s->ra);
+	s->ra = NULL;
+	free(s->held);
+	s->held = NULL;
+	order_fini(&s->order);
+}

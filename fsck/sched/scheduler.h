@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler's state for one run, and its start and stop: the worker
+ * pool and each worker's set-up, the read-ahead of the packed inode, the
+ * files held to follow their data, the queue of results in walk order
+ * (order.h) and the budget of split files. The run's checker points at
+ * it; everything here is the walker's, but for what says atomic.
+ */
+#ifndef FSCK_SCHEDULER_H
+#define FSCK_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "order.h"
+
+struct checker;
+struct erofs_pool;
+struct readahead;
+struct task_hold;
+
+struct sched {
+	struct erofs_pool *pool;
+	struct readahead *ra;		/* of the packed inode */
+	struct task_hold *held;		/* task.c: files held in walk order */
+	struct order_queue order;	/* results, restored to walk order */
+	bool stopped;			/* a task stopped the run */
+	uint64_t split_ns;		/* piece cost target, 0: no split */
+	unsigned int splits_open;	/* atomic: split files in flight */
+	unsigned int splits_max;
+};
+
+/*
+ * Start threads workers (none: tasks run on the walker) for ck, which
+ * points at s from now on. 0, or a negative errno reported in ck's report.
+ */
+int sched_start(struct sched *s, struct checker *ck, unsigned int threads);
+
+/* After sched_start(), whatever it returned: stop the workers, free. */
+void sched_stop(struct sched *s);
+
+#endif
