@@ -422,7 +422,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 	err = visit_finish(ck);
 	if (!ret && !err && !ck->sched->stopped)
 		ret = packed_rest_check(ck);
-	complete = !(ret || err || ck->sched->stopped || rep->fatal || interrupted());
+	complete = !(ret || err || ck->sched->stopped || rep->fatal ||
+		     interrupted());
 	if (outputs_finish(ck->outs, rep, complete) != FSCK_OK && !ret)
 		ret = -EIO;
 	res->walked = true;

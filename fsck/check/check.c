@@ -197,7 +197,8 @@ static enum fsck_result check_copy_extent(struct fsck_worker *w,
  */
 static int check_read_shared(struct fsck_worker *w,
 			     const struct erofs_inode *inode,
-			     const struct erofs_map *map, uint64_t skip, size_t n)
+			     const struct erofs_map *map, uint64_t skip,
+			     size_t n)
 {
 	int err = -EAGAIN;
 

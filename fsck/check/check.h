@@ -85,9 +85,9 @@ struct checker {
 	struct report *rep;		/* the main report */
 	const struct fsck_cfg *cfg;
 	struct outputs *outs;		/* what the options asked for */
-	struct sched *sched;		/* sched/scheduler.h: who runs what */
+	struct sched *sched; /* sched/scheduler.h: who runs what */
 	struct fsck_worker walker;
-	bool decode;			/* file data is decoded */
+	bool decode; /* file data is decoded */
 
 	/*
 	 * For -p, in blocks, counted as upstream fsck.erofs does: once per

@@ -136,7 +136,7 @@ struct extractor {
 	struct nidmap primaries;	/* struct xprimary */
 
 	int open_dirs;		/* atomic: directory descriptors open */
-	int budget;		/* how many may be */
+	int budget; /* how many may be */
 
 	/* atomic: once-only warnings, counted */
 	unsigned long refused[XNS_MAX][XKIND_MAX];

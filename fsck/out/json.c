@@ -145,8 +145,7 @@ static void json_extracted(struct strbuf *sb, const struct extract_stats *x,
 }
 
 /* The CPU time of each role, and the walker's share of it. */
-static void json_cpu(struct strbuf *sb, const struct cpu_share *cs,
-		     bool *first)
+static void json_cpu(struct strbuf *sb, const struct cpu_share *cs, bool *first)
 {
 	unsigned int i;
 

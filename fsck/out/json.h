@@ -53,7 +53,7 @@ struct json_summary {
 	const struct fsck_stats *stats;		/* NULL if no walk */
 	uint64_t entries;
 	const struct extract_stats *extracted;	/* NULL unless a DIR */
-	const struct cpu_share *cpu;		/* NULL if no walk */
+	const struct cpu_share *cpu; /* NULL if no walk */
 	int status;				/* the exit status */
 };
 

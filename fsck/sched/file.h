@@ -44,6 +44,7 @@ struct split_file;
 
 /* A regular file, checked (and written) by a worker. */
 struct file_task {
+	/* first: the queue of results hands it back (task_drain()) */
 	struct order_slot slot; /* its place in walk order, its report */
 	struct checker *ck;
 	struct erofs_inode inode;

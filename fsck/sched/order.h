@@ -26,26 +26,26 @@
 
 /* What the taker does with a unit once its messages are printed. */
 enum order_kind {
-	ORDER_FILE,	/* a struct file_task: complete it (task.c) */
-	ORDER_FREE,	/* nothing but free it: the slot begins its memory */
+	ORDER_FILE, /* a struct file_task: complete it (task.c) */
+	ORDER_FREE, /* nothing but free it: the slot begins its memory */
 };
 
 struct order_slot {
 	struct order_slot *next;
 	enum order_kind kind;
-	int done;			/* atomic: the unit has ended */
-	struct report rep;		/* the unit's messages and counters */
+	int done; /* atomic: the unit has ended */
+	struct report rep; /* the unit's messages and counters */
 	struct report_slot msgs;
-	struct report_slot after;	/* the walker's, reported after it */
+	struct report_slot after; /* the walker's, reported after it */
 };
 
 struct order_queue {
-	struct report *rep;		/* the main report */
+	struct report *rep; /* the main report */
 	struct order_slot *head, *tail;
-	size_t pending;			/* units queued, not taken yet */
-	uint64_t ended;			/* units marked done, for waiters */
-	bool threaded;			/* units end on other threads */
-	pthread_t walker;		/* order_init()'s thread */
+	size_t pending; /* units queued, not taken yet */
+	uint64_t ended; /* units marked done, for waiters */
+	bool threaded; /* units end on other threads */
+	pthread_t walker; /* order_init()'s thread */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };

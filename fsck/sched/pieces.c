@@ -201,13 +201,15 @@ bool pieces_worth(const struct checker *ck, const struct erofs_inode *inode)
 {
 	uint64_t cost, off, len;
 
-	if (!ck->sched->split_ns || !ck->decode || !erofs_pool_threads(ck->sched->pool))
+	if (!ck->sched->split_ns || !ck->decode ||
+	    !erofs_pool_threads(ck->sched->pool))
 		return false;
 	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
 	if (!split_worth(cost, ck->sched->split_ns))
 		return false;
 	return !ck->sched->ra->window || !inode->z.whole_fragment ||
-	       !readahead_fragment(inode, &off, &len) || len > ck->sched->ra->window;
+	       !readahead_fragment(inode, &off, &len) ||
+	       len > ck->sched->ra->window;
 }
 
 struct split_file *split_new(struct file_task *t)

@@ -10,8 +10,7 @@
 #include "split.h"
 #include "task.h"
 
-static int sched_pool(struct sched *s, struct checker *ck,
-		      unsigned int threads)
+static int sched_pool(struct sched *s, struct checker *ck, unsigned int threads)
 {
 	struct erofs_pool_config pc = {
 		.threads = threads,

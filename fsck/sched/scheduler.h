@@ -21,12 +21,12 @@ struct task_hold;
 
 struct sched {
 	struct erofs_pool *pool;
-	struct readahead *ra;		/* of the packed inode */
-	struct task_hold *held;		/* task.c: files held in walk order */
-	struct order_queue order;	/* results, restored to walk order */
-	bool stopped;			/* a task stopped the run */
-	uint64_t split_ns;		/* piece cost target, 0: no split */
-	unsigned int splits_open;	/* atomic: split files in flight */
+	struct readahead *ra; /* of the packed inode */
+	struct task_hold *held; /* task.c: files held in walk order */
+	struct order_queue order; /* results, restored to walk order */
+	bool stopped; /* a task stopped the run */
+	uint64_t split_ns; /* piece cost target, 0: no split */
+	unsigned int splits_open; /* atomic: split files in flight */
 	unsigned int splits_max;
 };
 

@@ -339,8 +339,8 @@ static enum fsck_result hold_queue(struct checker *ck, unsigned int i,
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	/* a split file's pieces decode its packed extents */
 	if (fsck_result_goes_on(ret) && in_order && !t->split)
-		ret = fsck_result_of(
-			readahead_file(ck->sched->ra, &t->inode, ck->rep, &loc));
+		ret = fsck_result_of(readahead_file(ck->sched->ra, &t->inode,
+						    ck->rep, &loc));
 	if (fsck_result_goes_on(ret))
 		ret = task_queue(ck, t, &loc);
 	/* no caller of the walk's knows the file */
@@ -369,8 +369,8 @@ static enum fsck_result hold_make_room(struct checker *ck, unsigned int k,
 	ck->stats.hold_stalls++;
 	if (fsck_result_goes_on(ret) && !t->split) {
 		check_loc(&loc, t->path, t->pathlen, &t->inode);
-		ret = fsck_result_of(
-			readahead_stalled(ck->sched->ra, &t->inode, ck->rep, &loc));
+		ret = fsck_result_of(readahead_stalled(ck->sched->ra, &t->inode,
+						       ck->rep, &loc));
 		if (ret == FSCK_NOMEM && !ck->rep->fatal)
 			report_nomem(ck->rep, &loc);
 	}

@@ -16,7 +16,7 @@ struct report;
 struct cpu_share {
 	uint64_t walker_ns;
 	unsigned int workers;
-	uint64_t *worker_ns;	/* one a worker thread */
+	uint64_t *worker_ns; /* one a worker thread */
 };
 
 /*

@@ -92,7 +92,7 @@ struct report {
 	int status;		/* enum fsck_exit bits */
 	int fatal;		/* the error that stopped the check, if any */
 
-	struct report_slot *slot;	/* messages held here, if set */
+	struct report_slot *slot; /* messages held here, if set */
 
 	/* main report only */
 	struct report_log *log;		/* NULL unless --json */

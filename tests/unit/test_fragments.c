@@ -161,8 +161,8 @@ static ssize_t read_some(struct erofs_ctx *ctx, const struct erofs_inode *ino,
 	return ret ? ret : (ssize_t)n;
 }
 
-static int read_digest(struct erofs_ctx *ctx, const char *path,
-		       char hex[65], unsigned int *deferred)
+static int read_digest(struct erofs_ctx *ctx, const char *path, char hex[65],
+		       unsigned int *deferred)
 {
 	static const char digits[] = "0123456789abcdef";
 	uint8_t digest[EROFS_SHA256_LEN], buf[65536];
@@ -209,7 +209,6 @@ struct reader {
 	unsigned int deferred; /* reads that came back -EAGAIN */
 	char first_error[256];
 };
-
 
 static void *reader_run(void *arg)
 {

@@ -82,8 +82,7 @@ START_TEST(test_threads_by_work)
 	decode = true;
 	/* 1 MiB of stored data: far below the work threads pay for */
 	ck_assert_uint_eq(threads(MIB, 4), 0);
-	ck_assert_uint_eq(threads(1ULL << 30, 4),
-			  on_this_machine(4));
+	ck_assert_uint_eq(threads(1ULL << 30, 4), on_this_machine(4));
 	/* an output that opens a file on disk for each inode */
 	decode = false;
 	img.inos = 1000000;
@@ -92,11 +91,9 @@ START_TEST(test_threads_by_work)
 	ck_assert_uint_eq(threads(MIB, 4), on_this_machine(4));
 	img.inos = 0;
 	ck_assert_uint_eq(threads(MIB, 4), 0);
-	ck_assert_uint_eq(threads(1ULL << 30, 4),
-			  on_this_machine(4));
+	ck_assert_uint_eq(threads(1ULL << 30, 4), on_this_machine(4));
 	/* saturates rather than wraps */
-	ck_assert_uint_eq(threads(UINT64_MAX, 4),
-			  on_this_machine(4));
+	ck_assert_uint_eq(threads(UINT64_MAX, 4), on_this_machine(4));
 }
 END_TEST
 
@@ -114,8 +111,7 @@ START_TEST(test_threads_by_codec)
 	bytes = (10000000ULL / lzma->cost_ns_per_kib + 1) << 10;
 	ck_assert_uint_eq(threads(bytes, 2), 0);
 	img.available_compr_algs = 1U << Z_EROFS_COMPRESSION_LZMA;
-	ck_assert_uint_eq(threads(bytes, 2),
-			  on_this_machine(2));
+	ck_assert_uint_eq(threads(bytes, 2), on_this_machine(2));
 }
 END_TEST
 
@@ -165,8 +161,7 @@ START_TEST(test_threads_env)
 	ck_assert_uint_eq(threads(0, 3), 3);
 	decode = true;
 	setenv("EROFS_FSCK_SYNC_NS", "1000", 1);
-	ck_assert_uint_eq(threads(4 * 1024, 3),
-			  on_this_machine(3));
+	ck_assert_uint_eq(threads(4 * 1024, 3), on_this_machine(3));
 	ck_assert_uint_eq(threads(1024, 3), 0);
 	/* not a number: the default */
 	setenv("EROFS_FSCK_SYNC_NS", "1000x", 1);
