@@ -34,6 +34,7 @@ struct fsck_cfg {
 	const char **cat_rels;		/* normalized */
 	unsigned int ncats;
 	const char *compare;		/* --compare=DIR */
+	unsigned int strip;		/* --strip-components */
 	int64_t modify_window;		/* --modify-window, -1 if not given */
 	int preserve_owner;		/* -1: as root only */
 	int preserve_perms;		/* -1: as root only */

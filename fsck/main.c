@@ -39,6 +39,7 @@
 #include "scheduler.h"
 #include "select.h"
 #include "stdout_check.h"
+#include "strip.h"
 #include "strbuf.h"
 #include "tar.h"
 #include "visit.h"
@@ -404,6 +405,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 	struct walk_visitor visitor;
 	struct walk_stats stats = { 0 };
 	struct progress *progress = NULL;
+	struct stripper strip;
 	struct selector sel;
 	bool complete;
 	int ret, err;
@@ -414,6 +416,9 @@ static int walk_image(struct checker *ck, struct report *rep,
 		rep->progress = progress;
 	}
 	visit_init(ck, &visitor);
+	/* a selection matches the paths in the image, before stripping */
+	if (ck->cfg->strip)
+		strip_start(&strip, ck->cfg->strip, rep, &visitor, &visitor);
 	if (selecting)
 		select_start(&sel, &select_rules, ctx, &visitor, &visitor);
 	ret = check_special_inodes(ck);
@@ -438,6 +443,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 	progress_stop(progress);
 	if (selecting)
 		select_fini(&sel);
+	if (ck->cfg->strip)
+		strip_fini(&strip);
 	return ret ? ret : err;
 }
 

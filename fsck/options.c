@@ -21,6 +21,7 @@
 #include "report.h"
 #include "select.h"
 #include "tar.h"
+#include "walk.h"
 
 enum {
 	OPT_DEVICE = 256,
@@ -59,6 +60,7 @@ enum {
 	OPT_SLOT,
 	OPT_LIST_PARTITIONS,
 	OPT_MODIFY_WINDOW,
+	OPT_STRIP_COMPONENTS,
 	OPT_TAR_OPTIONS,
 	OPT_COMPRESS,
 	OPT_CAT,
@@ -108,6 +110,7 @@ static const struct option long_options[] = {
 	{ "tar", required_argument, NULL, OPT_TAR },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "modify-window", required_argument, NULL, OPT_MODIFY_WINDOW },
+	{ "strip-components", required_argument, NULL, OPT_STRIP_COMPONENTS },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "options", required_argument, NULL, OPT_TAR_OPTIONS },
 	{ "compress", required_argument, NULL, OPT_COMPRESS },
@@ -158,6 +161,10 @@ static const char usage_text[] =
 	"  --files-from=FILE      only the paths in FILE, one a line ('-':\n"
 	"                         standard input); a missing one is an error\n"
 	"  --null                 --files-from paths end with a NUL byte\n"
+	"  --strip-components=N   leave out the first N components of every\n"
+	"                         path below the start, and the entries of N\n"
+	"                         or fewer (--extract=DIR, --tar, --list,\n"
+	"                         --manifest)\n"
 	"  --fs-config=FILE       write Android's fs_config of the entries\n"
 	"                         (path, owner, mode, capabilities) to FILE\n"
 	"  --file-contexts=FILE   write their SELinux labels to FILE, in\n"
@@ -530,6 +537,9 @@ static void check_args(const struct fsck_cfg *cfg)
 			    cfg->compress);
 	if (cfg->modify_window >= 0 && !cfg->compare)
 		usage_error("%s", "--modify-window needs --compare");
+	if (cfg->strip && (cfg->compare || cfg->ncats || cfg->fs_config ||
+			   cfg->file_contexts))
+		usage_error("%s", "--strip-components cannot be combined with --compare, --cat, --fs-config or --file-contexts (their paths are the image's)");
 #ifndef HAVE_LIBARCHIVE
 	if (cfg->tar) {
 		fputs(PROG ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
@@ -737,6 +747,11 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_COMPARE:
 			cfg->compare = optarg;
+			break;
+		case OPT_STRIP_COMPONENTS:
+			cfg->strip = (unsigned int)parse_u64_max(
+				optarg, "number of components for --strip-components",
+				WALK_MAX_DEPTH);
 			break;
 		case OPT_MODIFY_WINDOW:
 			cfg->modify_window = (int64_t)parse_u64_max(

@@ -44,7 +44,8 @@ struct xdir *xdir_new(struct extractor *x, struct xdir *parent,
 
 struct xdir *x_parent_of(struct extractor *x, const struct walk_entry *e)
 {
-	return e->depth ? e->parent : x->root;
+	/* at depth 1 it is DIR: also under a level --strip-components left */
+	return e->depth > 1 ? e->parent : x->root;
 }
 
 static void xdir_set_meta(struct xdir *d, const struct erofs_inode *inode)
@@ -180,7 +181,7 @@ static enum fsck_result x_dir_entry(struct extractor *x,
 				    struct xdir **out)
 {
 	const char *name = x_entry_name(x, e, loc);
-	struct xdir *parent = e->parent, *d;
+	struct xdir *parent = x_parent_of(x, e), *d;
 	enum fsck_result res;
 
 	d = xdir_new(x, parent, name ? name : "", name ? e->namelen : 0,
