@@ -24,6 +24,7 @@ struct fsck_cfg {
 	bool overwrite;			/* --overwrite */
 	bool keep_existing;		/* --keep-existing */
 	bool sparse;  /* --sparse */
+	bool ignore_errors; /* --ignore-errors: salvage damaged files */
 	const char *tar;		/* --tar=FILE, "-": standard output */
 	const char *format;		/* --format, for --tar */
 	const char *tar_options;	/* --options, for --tar */

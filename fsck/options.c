@@ -50,6 +50,7 @@ enum {
 	OPT_EXCLUDE,
 	OPT_FILES_FROM,
 	OPT_SPARSE,
+	OPT_IGNORE_ERRORS,
 	OPT_FS_CONFIG,
 	OPT_FILE_CONTEXTS,
 	OPT_MOUNT_POINT,
@@ -104,6 +105,7 @@ static const struct option long_options[] = {
 	{ "write-image", required_argument, NULL, OPT_WRITE_IMAGE },
 	{ "write-partitions", required_argument, NULL, OPT_WRITE_PARTITIONS },
 	{ "sparse", no_argument, NULL, OPT_SPARSE },
+	{ "ignore-errors", no_argument, NULL, OPT_IGNORE_ERRORS },
 	{ "fs-config", required_argument, NULL, OPT_FS_CONFIG },
 	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
 	{ "mount-point", required_argument, NULL, OPT_MOUNT_POINT },
@@ -212,6 +214,9 @@ static const char usage_text[] =
 	"                         (default off)\n"
 	"  --sparse               aligned 4 KiB blocks of zeros become holes\n"
 	"                         (also in a --tar archive)\n"
+	"  --ignore-errors        salvage damaged files: write what can be\n"
+	"                         read, the unreadable ranges as zeros (holes\n"
+	"                         with --sparse), each reported (exit 4)\n"
 	"\n"
 	"Archive:\n"
 	"  --tar=FILE             check, and write the tree (or the subtree of\n"
@@ -414,6 +419,9 @@ static bool parse_extract_opt(struct fsck_cfg *cfg, int c)
 	case OPT_SPARSE:
 		cfg->sparse = true;
 		break;
+	case OPT_IGNORE_ERRORS:
+		cfg->ignore_errors = true;
+		break;
 	default:
 		return false;
 	}
@@ -537,6 +545,10 @@ static void check_args(const struct fsck_cfg *cfg)
 			    cfg->compress);
 	if (cfg->modify_window >= 0 && !cfg->compare)
 		usage_error("%s", "--modify-window needs --compare");
+	if (cfg->ignore_errors && !cfg->extract_dir && !cfg->tar && !cfg->ncats)
+		usage_error("%s", "--ignore-errors salvages files for --extract=DIR, --tar or --cat");
+	if (cfg->ignore_errors && cfg->compare)
+		usage_error("%s", "--ignore-errors cannot be combined with --compare");
 	if (cfg->strip && (cfg->compare || cfg->ncats || cfg->fs_config ||
 			   cfg->file_contexts))
 		usage_error("%s", "--strip-components cannot be combined with --compare, --cat, --fs-config or --file-contexts (their paths are the image's)");

@@ -36,6 +36,7 @@ void checker_init(struct checker *ck, struct erofs_ctx *ctx, struct report *rep,
 	ck->outs = outs;
 	ck->decode = cfg->decode || cfg->digests ||
 		     outputs_want(outs, OUT_DATA | OUT_DIGEST);
+	ck->salvage = cfg->ignore_errors;
 	ck->walker.ck = ck;
 	ck->walker.ctx = ctx;
 	ck->walker.rep = rep;
@@ -188,6 +189,30 @@ static enum fsck_result check_copy_extent(struct fsck_worker *w,
 }
 
 /*
+ * Bytes [off, off + len) of a file could not be read (code: what the
+ * library returned): report why. With --ignore-errors, a range the image
+ * damaged goes on as zeros, a hole for the outputs, and the file with it
+ * (salvaged); otherwise the file's data check ends here.
+ */
+static enum fsck_result check_unreadable(struct fsck_worker *w,
+					 struct data_sum *ds,
+					 const struct fsck_loc *loc, int code,
+					 uint64_t off, uint64_t len)
+{
+	int why = w->ctx->err.code ? w->ctx->err.code : code;
+	enum fsck_result ret = check_lib_error(w, loc, code);
+
+	if (ret != FSCK_REPORTED || !erofs_err_is_corruption(why) ||
+	    !w->ck->salvage)
+		return ret;
+	report_warning(w->rep, loc,
+		       "bytes %llu to %llu unreadable: salvaged as zeros",
+		       (unsigned long long)off,
+		       (unsigned long long)(off + len - 1));
+	return check_hole(w, ds, off, len);
+}
+
+/*
  * Bytes [skip, skip + n) of a flat extent or a fragment into the buffer.
  * A pool worker whose fragment lies in a packed extent another decodes
  * does not wait for it while the pool has work queued ahead (decoding
@@ -242,7 +267,8 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 		err = erofs_extent_read(w->ctx, inode, map, 0, w->buf,
 					map->llen);
 		if (err < 0)
-			return check_lib_error(w, loc, err);
+			return check_unreadable(w, ds, loc, err, map->la + skip,
+						len);
 		return check_hand_on(w, ds, w->buf + skip, len, map->la + skip);
 	}
 	for (done = 0; done < len; done += n) {
@@ -254,8 +280,11 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 			return FSCK_NOMEM;
 		err = check_read_shared(w, inode, map, skip + done, n);
 		if (err < 0)
-			return check_lib_error(w, loc, err);
-		ret = check_hand_on(w, ds, w->buf, n, map->la + skip + done);
+			ret = check_unreadable(w, ds, loc, err,
+					       map->la + skip + done, n);
+		else
+			ret = check_hand_on(w, ds, w->buf, n,
+					    map->la + skip + done);
 		if (ret != FSCK_OK)
 			return ret;
 	}
@@ -287,8 +316,11 @@ enum fsck_result check_range(struct fsck_worker *w,
 		err = src && src->next_map(src->arg, pos, &map)
 			      ? 0
 			      : erofs_map(w->ctx, inode, pos, &map);
+		/* unmapped, nothing tells where the next extent begins */
 		if (err < 0)
-			return check_lib_error(w, loc, err);
+			return decode ? check_unreadable(w, ds, loc, err, pos,
+							 stop - pos)
+				      : check_lib_error(w, loc, err);
 		end = map.la + map.llen;
 		stored = 0;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
@@ -327,7 +359,9 @@ static enum fsck_result check_extents(struct fsck_worker *w,
 {
 	enum fsck_result ret = check_index(w, inode, loc);
 
-	if (ret != FSCK_OK)
+	/* salvaging, what the index still maps is read */
+	if (ret != FSCK_OK &&
+	    !(ret == FSCK_REPORTED && w->ck->salvage && decode))
 		return ret;
 	return check_range(w, inode, loc, decode, ds, 0, inode->size, NULL);
 }

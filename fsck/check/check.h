@@ -88,6 +88,7 @@ struct checker {
 	struct sched *sched; /* sched/scheduler.h: who runs what */
 	struct fsck_worker walker;
 	bool decode; /* file data is decoded */
+	bool salvage; /* --ignore-errors */
 
 	/*
 	 * For -p, in blocks, counted as upstream fsck.erofs does: once per

@@ -201,7 +201,8 @@ bool pieces_worth(const struct checker *ck, const struct erofs_inode *inode)
 {
 	uint64_t cost, off, len;
 
-	if (!ck->sched->split_ns || !ck->decode ||
+	/* a salvaged piece's reports would go with the piece */
+	if (!ck->sched->split_ns || !ck->decode || ck->salvage ||
 	    !erofs_pool_threads(ck->sched->pool))
 		return false;
 	cost = split_data_cost(inode->size, cost_data_per_kib(inode));
