@@ -13,7 +13,7 @@ that cannot be read), each of which an error names. The exit status is
 - a pcluster of a file filled with 0xFF, at -j1 and -j2 (a range of that
   file salvaged; without --ignore-errors the file is left out whole); with
   --sparse the salvaged range is a hole; --tar holds the same salvaged
-  bytes (Python's tarfile reads them);
+  bytes (Python's tarfile reads them), and --cat writes them;
 - the packed inode's first pcluster (files whose fragments it holds);
 - a name in a subdirectory's block (that directory's entries are lost,
   the rest of the tree is not);
@@ -234,6 +234,10 @@ def main():
             problems.append("exit %d" % r.returncode)
         tap(not problems, "pcluster: --tar holds the salvaged bytes",
             problems)
+        r = run([fsck, "--cat=mixed.bin", "--ignore-errors", c.path])
+        tap(r.returncode == 4 and r.stdout == bytes(want),
+            "pcluster: --cat writes the salvaged bytes",
+            ["exit %d, %d bytes" % (r.returncode, len(r.stdout))])
 
         img = corrupt.load(datadir, "lz4hc-all-fragments")
         c = Case(fsck, tmp, "packed", img, packed_damage(img))
