@@ -59,7 +59,9 @@ total = cpu["walker"] + sum(cpu["workers"])
 assert cpu["walker"] >= 0 and all(t >= 0 for t in cpu["workers"])
 assert len(cpu["workers"]) <= r["jobs"], cpu
 assert 0 <= share <= 1, share
-assert not cpu["workers"] or total == 0 or abs(share - cpu["walker"] / total) < 0.02, (cpu, share)
+# each figure is rounded to a millisecond: the share, of the figures
+# before rounding, times the rounded total is the rounded walker's
+assert abs(share * total - cpu["walker"]) <= 0.0005 * (len(cpu["workers"]) + 2), (cpu, share)
 assert cpu["workers"] or share in (0, 1), share
 for key in ("elapsed_seconds", "jobs", "version"):
 	del r[key]
