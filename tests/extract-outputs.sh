@@ -60,7 +60,7 @@ assert cpu["walker"] >= 0 and all(t >= 0 for t in cpu["workers"])
 assert len(cpu["workers"]) <= r["jobs"], cpu
 assert 0 <= share <= 1, share
 # each figure is rounded to a millisecond: the share, of the figures
-# before rounding, times the rounded total is the rounded walker's
+# before rounding, times the rounded total is the rounded walker time
 assert abs(share * total - cpu["walker"]) <= 0.0005 * (len(cpu["workers"]) + 2), (cpu, share)
 assert cpu["workers"] or share in (0, 1), share
 for key in ("elapsed_seconds", "jobs", "version"):
