@@ -614,44 +614,124 @@ static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 	return ret;
 }
 
-/* The names of the super image's partitions that hold bytes. */
-static char **partition_names(const struct fsck_cfg *cfg, struct report *rep,
-			      size_t *n)
+/* A partition to write: how --partition names it, and its file. */
+struct part_out {
+	char *spec, *file;
+};
+
+/* A GPT label as a file name: unless empty, unsafe, or not unique. */
+static bool gpt_label_file(const struct erofs_gpt *gpt,
+			   const struct erofs_gpt_part *p)
+{
+	uint32_t i;
+
+	if (!p->label[0] || strchr(p->label, '/') || !strcmp(p->label, ".") ||
+	    !strcmp(p->label, ".."))
+		return false;
+	for (i = 0; i < gpt->nparts; i++)
+		if (&gpt->parts[i] != p && !strcmp(gpt->parts[i].label, p->label))
+			return false;
+	return true;
+}
+
+/* The GPT disk's partitions: their index, and label or "partN". */
+static size_t gpt_outs(struct report *rep, const struct erofs_source *src,
+		       struct part_out **outsp)
+{
+	struct part_out *outs;
+	struct erofs_gpt *gpt;
+	size_t n = 0;
+	uint32_t i;
+
+	if (container_read_gpt(rep, src, &gpt))
+		return 0;
+	*outsp = outs = calloc(gpt->nparts + 1, sizeof(*outs));
+	if (!outs)
+		report_nomem(rep, NULL);
+	for (i = 0; outs && i < gpt->nparts; i++, n++) {
+		const struct erofs_gpt_part *p = &gpt->parts[i];
+		char *spec, *file;
+
+		if (asprintf(&spec, "%u", p->index) < 0)
+			spec = NULL;
+		if (gpt_label_file(gpt, p))
+			file = strdup(p->label);
+		else if (asprintf(&file, "part%u", p->index) < 0)
+			file = NULL;
+		if (!spec || !file) {
+			free(spec);
+			free(file);
+			report_nomem(rep, NULL);
+			break;
+		}
+		outs[n].spec = spec;
+		outs[n].file = file;
+	}
+	erofs_gpt_free(gpt);
+	return n;
+}
+
+/* The super image's partitions that hold bytes, by name. */
+static size_t lp_outs(const struct fsck_cfg *cfg, struct report *rep,
+		      const struct erofs_source *src, struct part_out **outsp)
+{
+	struct part_out *outs;
+	struct erofs_lp *lp;
+	size_t n = 0;
+	uint32_t i;
+
+	if (container_read_lp(cfg, rep, src, &lp))
+		return 0;
+	*outsp = outs = calloc(lp->nparts + 1, sizeof(*outs));
+	if (!outs)
+		report_nomem(rep, NULL);
+	for (i = 0; outs && i < lp->nparts; i++) {
+		if (!lp->parts[i].size)
+			continue;
+		if (!(outs[n].spec = strdup(lp->parts[i].name)) ||
+		    !(outs[n].file = strdup(lp->parts[i].name))) {
+			report_nomem(rep, NULL);
+			break;
+		}
+		n++;
+	}
+	erofs_lp_free(lp);
+	return n;
+}
+
+/* The partitions of IMAGE to write, in *outs (n + 1, NULL-ended). */
+static size_t partition_outs(const struct fsck_cfg *cfg, struct report *rep,
+			     struct part_out **outs)
 {
 	struct fsck_cfg whole = *cfg;
 	struct erofs_source *src;
-	struct erofs_lp *lp = NULL;
-	char **names = NULL;
-	uint32_t i;
+	size_t n = 0;
+	int gpt;
 
-	*n = 0;
 	whole.list_partitions = true;
-	if (!container_open(&whole, rep, &src) &&
-	    !container_read_lp(&whole, rep, src, &lp)) {
-		names = calloc(lp->nparts + 1, sizeof(*names));
-		for (i = 0; names && i < lp->nparts; i++)
-			if (lp->parts[i].size &&
-			    !(names[*n] = strdup(lp->parts[i].name)))
-				break;
-			else if (lp->parts[i].size)
-				++*n;
-		if (!names || i < lp->nparts)
-			report_nomem(rep, NULL);
-	}
-	erofs_lp_free(lp);
+	if (container_open(&whole, rep, &src))
+		return 0;
+	gpt = container_detect_gpt(rep, src);
+	if (gpt > 0)
+		n = gpt_outs(rep, src, outs);
+	else if (!gpt)
+		n = lp_outs(cfg, rep, src, outs);
 	erofs_source_close(src);
-	return names;
+	return n;
 }
 
 /*
- * --write-partitions=DIR: each partition that holds bytes to
- * DIR/NAME.img, as lpunpack writes them, and checked when it is EROFS.
+ * --write-partitions=DIR: each partition of a super image that holds
+ * bytes to DIR/NAME.img, as lpunpack writes them, or each partition of a
+ * GPT disk to DIR/LABEL.img (DIR/partN.img when the label is empty or not
+ * a unique file name), and checked when it is EROFS.
  */
 static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			     const struct erofs_open_opts *oo,
 			     struct run_result *res)
 {
-	char **names, *path;
+	struct part_out *outs = NULL;
+	char *path;
 	size_t n, i;
 
 	if (mkdir(cfg->write_partitions, 0777) && errno != EEXIST) {
@@ -659,27 +739,29 @@ static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			     cfg->write_partitions, strerror(errno));
 		return;
 	}
-	names = partition_names(cfg, rep, &n);
+	n = partition_outs(cfg, rep, &outs);
 	for (i = 0; i < n && !rep->fatal && !interrupted(); i++) {
 		struct fsck_cfg one = *cfg;
 		struct erofs_open_opts o = *oo;
 		struct erofs_image *img = NULL;
 
 		if (asprintf(&path, "%s/%s.img", cfg->write_partitions,
-			     names[i]) < 0) {
+			     outs[i].file) < 0) {
 			report_nomem(rep, NULL);
 			break;
 		}
-		one.partition = names[i];
+		one.partition = outs[i].spec;
 		one.write_image = path;
 		if (!open_image(&one, rep, &o, &img))
 			check_image(&one, rep, img, res);
 		erofs_image_close(img);
 		free(path);
 	}
-	for (i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
+	for (i = 0; outs && (outs[i].spec || outs[i].file); i++) {
+		free(outs[i].spec);
+		free(outs[i].file);
+	}
+	free(outs);
 }
 
 /* --list-partitions */

@@ -6,6 +6,7 @@
 
 #include "container.h"
 #include "erofs/format.h"
+#include "erofs/gpt.h"
 #include "erofs/lp.h"
 #include "inputs.h"
 #include "interrupt.h"
@@ -417,6 +418,136 @@ static int open_partition(const struct fsck_cfg *cfg, struct report *rep,
 	return ret < 0 ? ret : 0;
 }
 
+int container_detect_gpt(struct report *rep, const struct erofs_source *src)
+{
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	struct erofs_err err;
+	int ret;
+
+	erofs_err_clear(&err);
+	ret = erofs_gpt_detect(src, &err);
+	if (ret < 0)
+		report_lib_error(rep, &loc, &err, ret);
+	return ret;
+}
+
+int container_read_gpt(struct report *rep, const struct erofs_source *src,
+		       struct erofs_gpt **gpt)
+{
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	struct erofs_err err;
+	int ret;
+
+	erofs_err_clear(&err);
+	ret = erofs_gpt_read(gpt, src, &err);
+	if (ret < 0) {
+		report_lib_error(rep, &loc, &err, ret);
+		return ret;
+	}
+	if ((*gpt)->used_backup)
+		report_warning(rep, &loc, "%s; read the backup header",
+			       (*gpt)->damage.msg);
+	return 0;
+}
+
+/*
+ * Without --partition, the partition of a GPT disk to read: the one root
+ * or usr partition (of any architecture, verity's aside) that holds
+ * EROFS, as systemd opens a discoverable disk image. NULL after a usage
+ * error when there is none, or more than one.
+ */
+static const struct erofs_gpt_part *gpt_default(struct report *rep,
+						const struct erofs_source *disk,
+						const struct erofs_gpt *gpt)
+{
+	const struct erofs_gpt_part *found = NULL;
+	struct erofs_source *src;
+	struct erofs_err err;
+	unsigned int n = 0;
+	uint32_t i;
+
+	for (i = 0; i < gpt->nparts; i++) {
+		const struct erofs_gpt_part *p = &gpt->parts[i];
+		bool erofs;
+
+		if (!p->type_name || strstr(p->type_name, "-verity") ||
+		    (strncmp(p->type_name, "root-", 5) &&
+		     strncmp(p->type_name, "usr-", 4)))
+			continue;
+		erofs_err_clear(&err);
+		if (erofs_gpt_open_partition(&src, disk, p, &err) < 0) {
+			erofs_err_drop(&err);
+			continue;
+		}
+		erofs = container_holds_erofs(src, 0);
+		erofs_source_close(src);
+		if (erofs && !n++)
+			found = p;
+	}
+	if (n == 1)
+		return found;
+	report_usage(
+		rep,
+		"%s is a GPT disk with %s EROFS root or usr partition: name the partition to read with --partition=INDEX, LABEL or TYPE (--list-partitions lists them)",
+		rep->image, n ? "more than one" : "no");
+	return NULL;
+}
+
+/* The GPT partition of --partition, or gpt_default()'s, if EROFS. */
+static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
+			      const struct erofs_source *disk,
+			      struct erofs_source **src)
+{
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	const struct erofs_gpt_part *part = NULL;
+	struct erofs_gpt *gpt;
+	struct erofs_err err;
+	char name[64];
+	int ret = container_read_gpt(rep, disk, &gpt);
+
+	if (ret)
+		return ret;
+	erofs_err_clear(&err);
+	if (!cfg->partition) {
+		part = gpt_default(rep, disk, gpt);
+		ret = part ? 0 : -EINVAL;
+	} else {
+		ret = erofs_gpt_find(gpt, cfg->partition, &part, &err);
+		if (ret == -EINVAL) {
+			report_usage(rep, "%s", err.msg);
+			erofs_err_drop(&err);
+		}
+	}
+	if (!ret)
+		ret = erofs_gpt_open_partition(src, disk, part, &err);
+	if (ret < 0 && ret != -EINVAL)
+		report_lib_error(rep, &loc, &err, ret);
+	if (!ret) {
+		snprintf(name, sizeof(name), "%u%s%.*s", part->index,
+			 part->label[0] ? " " : "", 40, part->label);
+		report_msg(rep, FSCK_LVL_INFO,
+			   "%s: GPT partition %s (%s), %llu bytes at byte %llu, holds %s",
+			   rep->image, name,
+			   part->type_name ? part->type_name : "other type",
+			   (unsigned long long)part->size,
+			   (unsigned long long)part->offset,
+			   container_content(*src));
+		ret = cfg->write_image ? 0 : holds_erofs(cfg, rep, *src, name);
+		if (ret) {
+			erofs_source_close(*src);
+			*src = NULL;
+		}
+	}
+	erofs_gpt_free(gpt);
+	return ret < 0 ? ret : 0;
+}
+
 int container_open(const struct fsck_cfg *cfg, struct report *rep,
 		   struct erofs_source **src)
 {
@@ -426,6 +557,16 @@ int container_open(const struct fsck_cfg *cfg, struct report *rep,
 	*src = NULL;
 	if (ret)
 		return ret;
+	/* a whole GPT disk is listed, or written with --write-image */
+	ret = cfg->list_partitions || (cfg->write_image && !cfg->partition)
+		      ? 0
+		      : container_detect_gpt(rep, image);
+	if (ret) {
+		if (ret > 0)
+			ret = open_gpt_partition(cfg, rep, image, src);
+		erofs_source_close(image);
+		return ret;
+	}
 	if (cfg->partition) {
 		ret = open_partition(cfg, rep, image, src);
 		erofs_source_close(image);

@@ -2,8 +2,9 @@
 /*
  * IMAGE, out of what holds it: standard input (spool.h), an Android
  * sparse image (read in place: erofs/source.h), one logical partition of
- * an Android super image (--partition, erofs/lp.h), raw or sparse
- * (docs/android.md). What comes out is the source erofs_image_open()
+ * an Android super image (--partition, erofs/lp.h), raw or sparse, one
+ * partition of a GPT disk (erofs/gpt.h: --partition, or the one EROFS
+ * root or usr partition) (docs/android.md). What comes out is the source erofs_image_open()
  * reads, with --offset counted from its start.
  */
 #ifndef FSCK_CONTAINER_H
@@ -11,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "erofs/gpt.h"
 #include "erofs/lp.h"
 #include "erofs/source.h"
 #include "fsck.h"
@@ -46,9 +48,20 @@ int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
 		      const struct erofs_source *src, struct erofs_lp **lp);
 
+/* Is src a GPT disk? 1 or 0, or a negative errno after reporting. */
+int container_detect_gpt(struct report *rep, const struct erofs_source *src);
+
 /*
- * --list-partitions: one line per partition of the super image src on
- * standard output. 0, or a negative errno after reporting why.
+ * The GPT of src, or a negative errno after reporting why; a damaged
+ * primary header read from the backup is a warning.
+ */
+int container_read_gpt(struct report *rep, const struct erofs_source *src,
+		       struct erofs_gpt **gpt);
+
+/*
+ * --list-partitions: one line per partition of the GPT disk or super
+ * image src on standard output. 0, or a negative errno after reporting
+ * why.
  */
 int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			      const struct erofs_source *src);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * --list-partitions: the super image's metadata in two comment lines,
+ * --list-partitions: for a GPT disk, list_gpt() says what; for a super
+ * image, its metadata in two comment lines,
  * then a header and one tab-separated line per partition, in table order:
  *	NAME GROUP SIZE ATTRIBUTES EXTENTS CONTENT
  * SIZE in bytes; ATTRIBUTES a comma-separated list or "-"; EXTENTS
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "erofs/gpt.h"
 #include "erofs/image.h"
 #include "erofs/lp.h"
 #include "json.h"
@@ -97,6 +99,22 @@ static void put_erofs(struct strbuf *sb, struct erofs_source *src)
 	erofs_image_close(img);
 }
 
+/* CONTENT of a partition open as src (closed here) into sb; in short. */
+static const char *put_source_content(struct strbuf *sb,
+				      struct erofs_source *src, uint64_t size)
+{
+	const char *what = container_content(src);
+
+	if (!strcmp(what, "EROFS")) {
+		put_erofs(sb, src);
+		return what;
+	}
+	what = size ? what : "empty";
+	sb_addf(sb, "%s", what);
+	erofs_source_close(src);
+	return what;
+}
+
 /* CONTENT into sb; what the partition holds, in short. */
 static const char *put_content(struct strbuf *sb,
 			       const struct erofs_source *super,
@@ -105,7 +123,6 @@ static const char *put_content(struct strbuf *sb,
 {
 	struct erofs_source *src;
 	struct erofs_err err;
-	const char *what;
 
 	erofs_err_clear(&err);
 	if (erofs_lp_open_partition(&src, super, lp, p, &err) < 0) {
@@ -113,15 +130,7 @@ static const char *put_content(struct strbuf *sb,
 		erofs_err_drop(&err);
 		return "unreadable";
 	}
-	what = container_content(src);
-	if (!strcmp(what, "EROFS")) {
-		put_erofs(sb, src);
-		return what;
-	}
-	what = p->size ? what : "empty";
-	sb_addf(sb, "%s", what);
-	erofs_source_close(src);
-	return what;
+	return put_source_content(sb, src, p->size);
 }
 
 static void put_summary(const struct erofs_lp *lp, const char *image)
@@ -246,14 +255,140 @@ static void json_lp(struct strbuf *sb, const struct erofs_source *src,
 	sb_addf(sb, "%s]\n}\n", lp->nparts ? "\n  " : "");
 }
 
+/* A GPT partition's CONTENT into sb. */
+static const char *put_gpt_content(struct strbuf *sb,
+				   const struct erofs_source *disk,
+				   const struct erofs_gpt_part *p)
+{
+	struct erofs_source *src;
+	struct erofs_err err;
+
+	erofs_err_clear(&err);
+	if (erofs_gpt_open_partition(&src, disk, p, &err) < 0) {
+		sb_addf(sb, "unreadable: %s", err.msg);
+		erofs_err_drop(&err);
+		return "unreadable";
+	}
+	return put_source_content(sb, src, p->size);
+}
+
+static void json_gpt(struct strbuf *sb, const struct erofs_source *disk,
+		     const struct erofs_gpt *gpt, const char *image)
+{
+	struct strbuf content = STRBUF_INIT;
+	char guid[37];
+	const char *holds;
+	uint32_t i;
+
+	erofs_gpt_guid_text(gpt->disk_uuid, guid);
+	sb_addf(sb, "{\n  \"image\": ");
+	json_str(sb, image);
+	sb_addf(sb,
+		",\n  \"table\": \"gpt\", \"sector_size\": %u, \"disk_guid\": \"%s\", \"backup_header_read\": %s,\n  \"partitions\": [",
+		gpt->sector, guid, gpt->used_backup ? "true" : "false");
+	for (i = 0; i < gpt->nparts; i++) {
+		const struct erofs_gpt_part *p = &gpt->parts[i];
+
+		sb_reset(&content);
+		holds = put_gpt_content(&content, disk, p);
+		sb_addf(sb, "%s\n    {\"index\": %u, \"label\": ", i ? "," : "",
+			p->index);
+		json_str(sb, p->label);
+		sb_addf(sb, ", \"type\": ");
+		if (p->type_name)
+			json_str(sb, p->type_name);
+		else
+			sb_addf(sb, "null");
+		erofs_gpt_guid_text(p->type, guid);
+		sb_addf(sb, ", \"type_guid\": \"%s\"", guid);
+		erofs_gpt_guid_text(p->uuid, guid);
+		sb_addf(sb,
+			", \"uuid\": \"%s\", \"offset\": %llu, \"size\": %llu, \"holds\": ",
+			guid, (unsigned long long)p->offset,
+			(unsigned long long)p->size);
+		json_str(sb, holds);
+		sb_addf(sb, ", \"content\": ");
+		json_str(sb, content.failed || !content.s ? "" : content.s);
+		sb_addf(sb, "}");
+		sb->failed |= content.failed;
+	}
+	sb_addf(sb, "%s]\n}\n", gpt->nparts ? "\n  " : "");
+	sb_release(&content);
+}
+
+static void put_gpt_summary(const struct erofs_gpt *gpt, const char *image)
+{
+	char guid[37];
+
+	erofs_gpt_guid_text(gpt->disk_uuid, guid);
+	printf("# %s: GPT, %u-byte sectors, disk GUID %s, usable sectors %llu to %llu%s%s\n",
+	       image, gpt->sector, guid,
+	       (unsigned long long)gpt->first_usable,
+	       (unsigned long long)gpt->last_usable,
+	       gpt->used_backup ? "; read from the backup header: " : "",
+	       gpt->used_backup ? gpt->damage.msg : "");
+	printf("INDEX\tLABEL\tTYPE\tOFFSET\tSIZE\tUUID\tCONTENT\n");
+}
+
+/*
+ * --list-partitions of a GPT disk: a comment line, a header, then
+ *	INDEX LABEL TYPE OFFSET SIZE UUID CONTENT
+ * tab-separated, LABEL "-" when empty, TYPE the specification's name or
+ * the GUID, OFFSET and SIZE in bytes; with --json one object as
+ * json_gpt() writes it.
+ */
+static int list_gpt(const struct fsck_cfg *cfg, struct report *rep,
+		    const struct erofs_source *src)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct erofs_gpt *gpt;
+	char type[37], uuid[37];
+	uint32_t i;
+	int ret = container_read_gpt(rep, src, &gpt);
+
+	if (ret < 0)
+		return ret;
+	if (cfg->json)
+		json_gpt(&sb, src, gpt, rep->image);
+	else
+		put_gpt_summary(gpt, rep->image);
+	for (i = 0; !cfg->json && i < gpt->nparts && !sb.failed; i++) {
+		const struct erofs_gpt_part *p = &gpt->parts[i];
+
+		erofs_gpt_guid_text(p->type, type);
+		erofs_gpt_guid_text(p->uuid, uuid);
+		sb_reset(&sb);
+		sb_addf(&sb, "%u\t%s\t%s\t%llu\t%llu\t%s\t", p->index,
+			p->label[0] ? p->label : "-",
+			p->type_name ? p->type_name : type,
+			(unsigned long long)p->offset,
+			(unsigned long long)p->size, uuid);
+		put_gpt_content(&sb, src, p);
+		if (!sb.failed)
+			printf("%s\n", sb.s);
+	}
+	if (cfg->json && !sb.failed)
+		fputs(sb.s, stdout);
+	if (sb.failed) {
+		report_nomem(rep, NULL);
+		ret = -ENOMEM;
+	}
+	sb_release(&sb);
+	erofs_gpt_free(gpt);
+	return ret;
+}
+
 int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			      const struct erofs_source *src)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct erofs_lp *lp;
 	uint32_t i;
-	int ret = container_read_lp(cfg, rep, src, &lp);
+	int ret = container_detect_gpt(rep, src);
 
+	if (ret)
+		return ret < 0 ? ret : list_gpt(cfg, rep, src);
+	ret = container_read_lp(cfg, rep, src, &lp);
 	if (ret < 0)
 		return ret;
 	if (cfg->json) {

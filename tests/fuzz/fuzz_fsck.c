@@ -31,7 +31,10 @@
  * 64 KiB (a super image, raw or sparse: docs/android.md) is read as one:
  * with bit 1 set, --list-partitions alone; else the run above with
  * --partition=system. Bit 2 adds --slot=b. Sparse images need nothing:
- * their magic is recognised.
+ * their magic is recognised. An input with "EFI PART" at byte 512 or
+ * 4096 (a GPT disk) is read as one: with bit 1 set, --list-partitions
+ * alone; else the run above on its EROFS root partition, found as
+ * without --partition.
  *
  * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
  * with -close_fd_mask=2 to silence fsck's messages as well.
@@ -312,15 +315,23 @@ static int holds_super(const uint8_t *data, size_t size)
 		      sizeof(magic)) != NULL;
 }
 
+/* Does the input look like a GPT disk (a header's signature)? */
+static int holds_gpt(const uint8_t *data, size_t size)
+{
+	return (size >= 520 && !memcmp(data + 512, "EFI PART", 8)) ||
+	       (size >= 4104 && !memcmp(data + 4096, "EFI PART", 8));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int opts = size ? data[0] : 0;
-	int super = holds_super(data, size);
+	int gpt = holds_gpt(data, size);
+	int super = holds_super(data, size) || gpt;
 	char *argv[24];
 	int argc = 0;
 
 	argv[argc++] = "fsck.erofs";
-	if (super && (opts & 4))
+	if (super && !gpt && (opts & 4))
 		argv[argc++] = "--slot=b";
 	if (super && (opts & 2)) {
 		argv[argc++] = "--list-partitions";
@@ -328,7 +339,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc] = NULL;
 		return run_fsck(data, size, argc, argv);
 	}
-	if (super)
+	if (super && !gpt)
 		argv[argc++] = "--partition=system";
 	argv[argc++] = "--no-sbcrc";
 	if (FUZZ_EXTRACT_DIR && !(opts & 1)) {

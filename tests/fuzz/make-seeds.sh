@@ -68,3 +68,12 @@ seed_outputs()
 }
 seed_outputs lz4hc 40 46 4a 80 8a c0 c2
 seed_outputs plain 40 88 c4
+
+# A GPT disk made by sfdisk (fdisk's package), sectors from 34 on so that
+# it stays small: lz4.erofs in a root partition, and an empty
+# root-verity one beside it.
+gpt=$out/gpt-disk.img
+dd if=/dev/zero of="$gpt" bs=512 count=107 status=none
+printf 'label: gpt\nfirst-lba: 34\nstart=34, size=32, type=4f68bce3-e8cd-4db1-96e7-fbcaf984b709, name="root"\nstart=66, size=8, type=2c7357ed-ebd2-46d9-aec1-23d437ec2bf5, name="root-verity"\n' |
+	sfdisk -q "$gpt"
+dd if="$out/lz4.erofs" of="$gpt" bs=512 seek=34 conv=notrunc status=none
