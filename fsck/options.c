@@ -14,6 +14,7 @@
 
 #include "erofs/decompress.h"
 #include "erofs/format.h"
+#include "erofs/gpt.h"
 #include "erofs/lp.h"
 #include "fsck.h"
 #include "inputs.h"
@@ -175,21 +176,25 @@ static const char usage_text[] =
 	"                         (default /)\n"
 	"  -h, --help             display this help and exit\n"
 	"\n"
-	"Android (IMAGE may be an Android sparse image, read in place):\n"
+	"Containers (IMAGE may be an Android sparse image, read in place):\n"
 	"  --partition=NAME       read logical partition NAME of the super\n"
 	"                         image IMAGE (system, or system_a; raw or\n"
-	"                         sparse)\n"
+	"                         sparse), or the partition of the GPT disk\n"
+	"                         IMAGE of that index, label or type (root,\n"
+	"                         usr-arm64, ...; without it, the one EROFS\n"
+	"                         root or usr partition)\n"
 	"  --slot=a|b             the slot of --partition when a name has\n"
 	"                         both\n"
-	"  --list-partitions      list the partitions of the super image\n"
-	"                         IMAGE (name, group, size, attributes,\n"
-	"                         extents, what each holds) and exit\n"
+	"  --list-partitions      list the partitions of the super image or\n"
+	"                         GPT disk IMAGE (name or label, size, where,\n"
+	"                         what each holds) and exit\n"
 	"  --write-image=FILE     write IMAGE's bytes out of its container (a\n"
 	"                         sparse image unsparsed, the partition of\n"
 	"                         --partition) to FILE, whatever it holds;\n"
 	"                         then check it if it is EROFS\n"
-	"  --write-partitions=DIR every partition of the super image to\n"
-	"                         DIR/NAME.img, as lpunpack; EROFS ones checked\n"
+	"  --write-partitions=DIR every partition of the super image or GPT\n"
+	"                         disk to DIR/NAME.img, as lpunpack; EROFS\n"
+	"                         ones checked\n"
 	"\n"
 	"Extraction:\n"
 	"  --extract=DIR          check, and extract the tree (or the subtree\n"
@@ -479,8 +484,9 @@ static void check_partition_args(const struct fsck_cfg *cfg)
 {
 	const char *p = cfg->partition;
 
-	if (p && (!*p || strlen(p) > EROFS_LP_NAME_MAX))
-		usage_error("--partition=%s: a name of 1 to 36 characters", p);
+	if (p && (!*p || strlen(p) > EROFS_GPT_LABEL_MAX))
+		usage_error("--partition=%s: a name of 1 to %u bytes", p,
+			    EROFS_GPT_LABEL_MAX);
 	if (cfg->slot && !p && !cfg->list_partitions)
 		usage_error("%s", "--slot needs --partition or --list-partitions");
 	if (cfg->list_partitions &&
