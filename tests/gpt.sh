@@ -17,7 +17,9 @@
 #   and a warning says so; both damaged, or entries that overlap (CRC32s
 #   made right again): exit 4 (errors found) naming what is wrong in each;
 # - two EROFS root partitions and no --partition: a usage error;
-# - 4096-byte sectors.
+# - 4096-byte sectors;
+# - the disk image systemd-repart makes of the image (Type=root,
+#   CopyBlocks=) and an ESP: checked with no option.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -55,7 +57,7 @@ mkdisk()
 mkdisk "$disk" 512 0fc63daf-8483-4772-8e79-3d69d8477de4
 sfdisk -J "$disk" >"$scratch/sfdisk.json" || exit 99
 "$FSCK" --manifest "$raw" >"$scratch/raw.manifest" || exit 99
-tap_plan 16
+tap_plan 17
 
 run_fsck "$out" "$err" --list-partitions "$disk"
 rc=$?
@@ -203,6 +205,28 @@ else
 		tap_ok "4096-byte sectors: the root partition checked"
 	else
 		tap_not_ok "4096-byte sectors (exit $rc)"
+	fi
+fi
+# a discoverable disk image as systemd-repart makes one
+if ! command -v systemd-repart >/dev/null; then
+	tap_skip "systemd-repart's disk image" "no systemd-repart"
+else
+	mkdir -p "$scratch/defs"
+	printf '[Partition]\nType=root\nCopyBlocks=%s\n' "$raw" \
+		>"$scratch/defs/10-root.conf"
+	printf '[Partition]\nType=esp\nSizeMinBytes=4M\n' \
+		>"$scratch/defs/20-esp.conf"
+	if systemd-repart --empty=create --size=auto --dry-run=no \
+		--definitions="$scratch/defs" "$scratch/ddi.img" >"$err" 2>&1; then
+		run_fsck "$out" "$err" --manifest "$scratch/ddi.img"
+		rc=$?
+		if [ $rc -eq 0 ] && cmp -s "$out" "$scratch/raw.manifest"; then
+			tap_ok "systemd-repart's disk image: its root partition checked"
+		else
+			tap_not_ok "systemd-repart's disk image (exit $rc)"
+		fi
+	else
+		tap_skip "systemd-repart's disk image" "systemd-repart failed here"
 	fi
 fi
 [ $tap_failed -eq 0 ]
