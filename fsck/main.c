@@ -40,6 +40,7 @@
 #include "select.h"
 #include "stdout_check.h"
 #include "strip.h"
+#include "verity.h"
 #include "strbuf.h"
 #include "tar.h"
 #include "visit.h"
@@ -472,6 +473,24 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
 	return ret;
 }
 
+/*
+ * --verity: the tree's upper levels against the root hash, then every
+ * leaf on the workers, before the walk names the blocks that fail. 0
+ * (with ck->verity set when there is a tree), or a negative errno after
+ * reporting; a damaged tree is an error found, and the check goes on.
+ */
+static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
+			struct erofs_image *img, struct checker *ck,
+			struct verity_check *vc)
+{
+	int ret = verity_open(vc, cfg, img, rep);
+
+	if (ret)
+		return ret == -EFSCORRUPTED || ret == 1 ? 0 : ret;
+	ck->verity = vc;
+	return sched_verity(ck->sched, ck);
+}
+
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res)
 {
@@ -479,6 +498,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	struct outputs outs = { .n = 0 };
 	struct extractor *x = NULL;
 	struct sched sched = { 0 };
+	struct verity_check vc = { 0 };
 	struct walk_opts wo;
 	struct erofs_ctx ctx;
 	struct checker ck;
@@ -510,11 +530,16 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret)
 		ret = sched_start(&sched, &ck, threads);
 	if (!ret)
+		ret = start_verity(cfg, rep, img, &ck, &vc);
+	if (!ret)
 		ret = walk_image(&ck, rep, &ctx, &wo, res);
+	if (ck.verity && !ret)
+		verity_report_unclaimed(ck.verity, rep);
 	res->have_cpu = !cpu_share_take(&res->cpu, sched.pool);
 	if (res->have_cpu)
 		cpu_share_report(&res->cpu, rep);
 	sched_stop(&sched);
+	verity_close(&vc);
 	if (x) {
 		extract_get_stats(x, &res->extracted);
 		res->have_extracted = true;

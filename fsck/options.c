@@ -15,6 +15,7 @@
 #include "erofs/decompress.h"
 #include "erofs/format.h"
 #include "erofs/gpt.h"
+#include "erofs/hash.h"
 #include "erofs/lp.h"
 #include "fsck.h"
 #include "inputs.h"
@@ -63,6 +64,9 @@ enum {
 	OPT_LIST_PARTITIONS,
 	OPT_MODIFY_WINDOW,
 	OPT_STRIP_COMPONENTS,
+	OPT_VERITY,
+	OPT_ROOT_HASH,
+	OPT_HASH_OFFSET,
 	OPT_TAR_OPTIONS,
 	OPT_COMPRESS,
 	OPT_CAT,
@@ -114,6 +118,9 @@ static const struct option long_options[] = {
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "modify-window", required_argument, NULL, OPT_MODIFY_WINDOW },
 	{ "strip-components", required_argument, NULL, OPT_STRIP_COMPONENTS },
+	{ "verity", required_argument, NULL, OPT_VERITY },
+	{ "root-hash", required_argument, NULL, OPT_ROOT_HASH },
+	{ "hash-offset", required_argument, NULL, OPT_HASH_OFFSET },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "options", required_argument, NULL, OPT_TAR_OPTIONS },
 	{ "compress", required_argument, NULL, OPT_COMPRESS },
@@ -219,6 +226,11 @@ static const char usage_text[] =
 	"                         (default off)\n"
 	"  --sparse               aligned 4 KiB blocks of zeros become holes\n"
 	"                         (also in a --tar archive)\n"
+	"  --verity=HASHFILE      check every data block of IMAGE against the\n"
+	"                         dm-verity hash tree in HASHFILE (as\n"
+	"                         veritysetup format writes it); with\n"
+	"  --root-hash=HEX        the tree's root hash (sha256)\n"
+	"  --hash-offset=N        the tree lies in IMAGE from byte N\n"
 	"  --ignore-errors        salvage damaged files: write what can be\n"
 	"                         read, the unreadable ranges as zeros (holes\n"
 	"                         with --sparse), each reported (exit 4)\n"
@@ -479,6 +491,21 @@ static void parse_files_from(const char *arg)
 		exit(FSCK_EXIT_OPERATIONAL);
 }
 
+/* --verity, --hash-offset and --root-hash */
+static void check_verity_args(const struct fsck_cfg *cfg)
+{
+	const char *h = cfg->root_hash;
+
+	if ((cfg->verity || cfg->have_hash_offset) && !h)
+		usage_error("%s", "--verity and --hash-offset need --root-hash");
+	if (h && !cfg->verity && !cfg->have_hash_offset)
+		usage_error("%s", "--root-hash needs --verity=HASHFILE, or --hash-offset=N for a tree in IMAGE");
+	if (h && (strlen(h) != 2 * EROFS_SHA256_LEN ||
+		  strspn(h, "0123456789abcdefABCDEF") != strlen(h)))
+		usage_error("--root-hash=%s: %u hexadecimal digits (sha256)",
+			    h, 2 * EROFS_SHA256_LEN);
+}
+
 /* --partition, --slot and --list-partitions */
 static void check_partition_args(const struct fsck_cfg *cfg)
 {
@@ -551,6 +578,7 @@ static void check_args(const struct fsck_cfg *cfg)
 			    cfg->compress);
 	if (cfg->modify_window >= 0 && !cfg->compare)
 		usage_error("%s", "--modify-window needs --compare");
+	check_verity_args(cfg);
 	if (cfg->ignore_errors && !cfg->extract_dir && !cfg->tar && !cfg->ncats)
 		usage_error("%s", "--ignore-errors salvages files for --extract=DIR, --tar or --cat");
 	if (cfg->ignore_errors && cfg->compare)
@@ -614,7 +642,7 @@ static void refuse_output(const char *opt, const char *path)
 		refuse_input(opt, path, inputs_named_by(path));
 }
 
-/* No output may be IMAGE or a --device (inputs.h). */
+/* No output may be IMAGE, a --device or HASHFILE (inputs.h). */
 static void check_outputs(const struct fsck_cfg *cfg)
 {
 	struct stat st;
@@ -623,6 +651,8 @@ static void check_outputs(const struct fsck_cfg *cfg)
 
 	for (i = 0; !ret && i < cfg->ndevices; i++)
 		ret = inputs_add(cfg->devices[i]);
+	if (!ret && cfg->verity)
+		ret = inputs_add(cfg->verity);
 	if (ret) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, cfg->image,
 			"out of memory while reading the options");
@@ -765,6 +795,18 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_COMPARE:
 			cfg->compare = optarg;
+			break;
+		case OPT_VERITY:
+			cfg->verity = optarg;
+			break;
+		case OPT_ROOT_HASH:
+			cfg->root_hash = optarg;
+			break;
+		case OPT_HASH_OFFSET:
+			cfg->hash_offset = parse_u64_max(
+				optarg, "byte offset for --hash-offset",
+				UINT64_MAX);
+			cfg->have_hash_offset = true;
 			break;
 		case OPT_STRIP_COMPONENTS:
 			cfg->strip = (unsigned int)parse_u64_max(

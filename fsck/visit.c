@@ -14,6 +14,7 @@
 #include "interrupt.h"
 #include "scheduler.h"
 #include "task.h"
+#include "verity.h"
 #include "visit.h"
 
 /* A directory, a symlink or another inode that is not a regular file. */
@@ -57,6 +58,19 @@ static enum fsck_result visit_other_name(struct checker *ck,
 	return outputs_entry(ck->outs, &oe, NULL);
 }
 
+/* --verity: the block its inode lies in. */
+static void visit_verity(struct checker *ck, const struct fsck_loc *loc,
+			 const struct erofs_inode *inode)
+{
+	struct verity_use u = {
+		.pos = loc->offset,
+		.len = inode->extended ? 64 : 32,
+		.inode = true,
+	};
+
+	verity_claim(ck->verity, ck->rep, loc, &u);
+}
+
 static int visit_entry(void *arg, const struct walk_entry *e, void **dir_state)
 {
 	struct checker *ck = arg;
@@ -72,6 +86,8 @@ static int visit_entry(void *arg, const struct walk_entry *e, void **dir_state)
 		   (unsigned long long)e->nid, inode->mode,
 		   (unsigned long long)inode->size);
 	check_loc(&loc, e->path, e->pathlen, inode);
+	if (e->first && loc.offset != EROFS_NO_OFFSET)
+		visit_verity(ck, &loc, inode);
 	task_wait_output_room(ck);
 	if (!e->first)
 		ret = visit_other_name(ck, e, &loc);

@@ -39,6 +39,7 @@ struct erofs_inode;
 struct erofs_map;
 struct checker;
 struct sched;
+struct verity_check;
 
 /* Distinct inodes met, and the bytes of regular files. */
 struct fsck_stats {
@@ -86,6 +87,7 @@ struct checker {
 	const struct fsck_cfg *cfg;
 	struct outputs *outs;		/* what the options asked for */
 	struct sched *sched; /* sched/scheduler.h: who runs what */
+	struct verity_check *verity; /* verity.h: blocks that fail, or NULL */
 	struct fsck_worker walker;
 	bool decode; /* file data is decoded */
 	bool salvage; /* --ignore-errors */

@@ -9,6 +9,7 @@
 #include "scheduler.h"
 #include "split.h"
 #include "task.h"
+#include "verity.h"
 
 static int sched_pool(struct sched *s, struct checker *ck, unsigned int threads)
 {
@@ -49,6 +50,33 @@ int sched_start(struct sched *s, struct checker *ck, unsigned int threads)
 	s->splits_max = threads ? threads : 1;
 	readahead_init(s->ra, ck->ctx, s->pool);
 	return 0;
+}
+
+int sched_verity(struct sched *s, struct checker *ck)
+{
+	struct verity_check *vc = ck->verity;
+	uint64_t n = verity_leaves(vc), i, bytes;
+	struct verity_leaf *leaves = calloc(n ? n : 1, sizeof(*leaves));
+	int ret = 0, err;
+
+	if (!leaves) {
+		report_nomem(ck->rep, NULL);
+		return -ENOMEM;
+	}
+	bytes = erofs_verity_info(vc->v)->data_per_leaf * vc->block_size;
+	for (i = 0; i < n && !ret; i++) {
+		leaves[i] = (struct verity_leaf){ .vc = vc, .leaf = i };
+		/* SHA-256 costs about a nanosecond a byte */
+		ret = erofs_pool_submit(s->pool, verity_leaf_task, &leaves[i],
+					bytes);
+	}
+	err = erofs_pool_wait(s->pool);
+	free(leaves);
+	if (ret || err) {
+		report_nomem(ck->rep, NULL);
+		return ret ? ret : err;
+	}
+	return verity_sort(vc, ck->rep);
 }
 
 void sched_stop(struct sched *s)

@@ -36,6 +36,12 @@ struct sched {
  */
 int sched_start(struct sched *s, struct checker *ck, unsigned int threads);
 
+/*
+ * Check every leaf of ck's dm-verity tree (check/verity.h) on the
+ * workers, and wait for them: 0, or a negative errno after reporting.
+ */
+int sched_verity(struct sched *s, struct checker *ck);
+
 /* After sched_start(), whatever it returned: stop the workers, free. */
 void sched_stop(struct sched *s);
 

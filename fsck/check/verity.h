@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --verity=HASHFILE (or --hash-offset=N: the tree in IMAGE) with
+ * --root-hash=HEX: every data block of IMAGE checked against a dm-verity
+ * hash tree (erofs/verity.h), and each block that fails named by what
+ * uses it.
+ *
+ * verity_open() checks the tree's upper levels against the root hash; the
+ * scheduler then runs verity_leaf_task() for every leaf block, on the
+ * workers, before the walk; verity_sort() orders the blocks that failed.
+ * During the walk, every extent mapped is matched against them
+ * (verity_claim(): "data block B fails its verity hash" at the file and
+ * offset, every file that shares the block named), as is every inode's
+ * metadata block; verity_report_unclaimed() names the rest after it.
+ */
+#ifndef FSCK_VERITY_H
+#define FSCK_VERITY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "erofs/verity.h"
+#include "report.h"
+
+struct erofs_image;
+struct fsck_cfg;
+
+struct verity_check {
+	struct erofs_verity *v;
+	struct erofs_source *hash;	/* HASHFILE's, if not IMAGE's */
+	uint64_t image_start;	/* where EROFS starts in the data device */
+	uint32_t block_size;	/* of the data blocks */
+	pthread_mutex_t lock;	/* of what the leaf tasks add */
+	uint64_t *bad;		/* data blocks that fail, sorted after */
+	size_t nbad, capbad;
+	uint64_t *bad_leaves;	/* leaves that fail: their blocks unchecked */
+	size_t nbad_leaves, capleaves;
+	int read_error;		/* the first failed read, errno */
+	uint8_t *claimed;	/* atomic, one a bad block: a user named it */
+	uint64_t blocks_checked;
+};
+
+/*
+ * Open the tree of cfg for img's data device. 0, 1 when no tree was
+ * asked for, or a negative errno after reporting why (a tree whose root
+ * differs is a problem: -EFSCORRUPTED).
+ */
+int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
+		struct erofs_image *img, struct report *rep);
+void verity_close(struct verity_check *vc);
+
+/* The leaf blocks to check: verity_leaf_task() takes each index. */
+uint64_t verity_leaves(const struct verity_check *vc);
+
+/* A pool task: arg is a struct verity_leaf. */
+struct verity_leaf {
+	struct verity_check *vc;
+	uint64_t leaf;
+};
+int verity_leaf_task(void *worker, void *arg);
+
+/* After every leaf task: sort; report leaves that failed, read errors. */
+int verity_sort(struct verity_check *vc, struct report *rep);
+
+/* What uses bytes of the image. */
+struct verity_use {
+	uint64_t pos, len;	/* the bytes, in the EROFS image */
+	bool inode;		/* the inode itself; else file data: */
+	bool raw;		/* stored as they are read, from byte la on */
+	uint64_t la, llen;	/* the extent in the file */
+};
+
+/* What loc names uses u: report each failed block among its bytes. */
+void verity_claim(struct verity_check *vc, struct report *rep,
+		  const struct fsck_loc *loc, const struct verity_use *u);
+
+/* After the walk: the failed blocks nothing the walk met uses. */
+void verity_report_unclaimed(struct verity_check *vc, struct report *rep);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dm-verity hash trees (docs/format.md, "dm-verity hash trees"), in the
+ * format veritysetup writes: a superblock, then the tree's levels from
+ * the one below the root down to the leaves, which hold the digests of
+ * the data blocks. The tree's upper levels are read and checked against
+ * the root hash when it is opened and kept; each leaf block is checked
+ * with the data blocks it covers, by whichever thread asks, so that the
+ * leaves can be shared among workers.
+ *
+ * Thread safety: once opened, any number of threads may check leaves at
+ * once.
+ */
+#ifndef EROFS_VERITY_H
+#define EROFS_VERITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "erofs/error.h"
+#include "erofs/source.h"
+
+#define EROFS_VERITY_DIGEST_MAX 64
+#define EROFS_VERITY_SALT_MAX 256
+
+struct erofs_verity_opts {
+	const struct erofs_source *data;	/* the data device: IMAGE */
+	const struct erofs_source *hash;	/* may be data itself */
+	uint64_t hash_offset;	/* the superblock's byte in hash */
+	const uint8_t *root;	/* the root hash expected */
+	size_t root_len;
+};
+
+/* What the superblock says. */
+struct erofs_verity_info {
+	uint32_t hash_type;	/* 1: salt first; 0: salt last (Chrome OS) */
+	char algorithm[32];
+	uint32_t data_block_size, hash_block_size;
+	uint64_t data_blocks;
+	uint16_t salt_size;
+	uint8_t salt[EROFS_VERITY_SALT_MAX];
+	unsigned int levels;
+	uint64_t leaf_blocks;	/* hash blocks of the lowest level */
+	uint64_t data_per_leaf;	/* data blocks one leaf block covers */
+};
+
+struct erofs_verity;
+
+/*
+ * Read the superblock at hash_offset of hash and check it (version,
+ * algorithm, block sizes, the data inside data, the tree inside hash and
+ * not over the data it covers when both are one), then the tree's upper
+ * levels against the root hash. -EFSCORRUPTED when the tree is damaged
+ * or its root is not the one given (the message says both),
+ * -EOPNOTSUPP for an algorithm this build does not compute, -EINVAL for
+ * parameters no tree has.
+ */
+int erofs_verity_open(struct erofs_verity **out,
+		      const struct erofs_verity_opts *o, struct erofs_err *err);
+void erofs_verity_close(struct erofs_verity *v);
+
+const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v);
+
+/*
+ * Check leaf block leaf (0 .. leaf_blocks - 1) against the level above,
+ * then every data block it covers. The data blocks whose digest differs
+ * go in bad (room for data_per_leaf), their count in *nbad; 0. When the
+ * leaf itself fails, none of its data blocks can be checked:
+ * -EFSCORRUPTED, *nbad 0, err saying so. -EIO for a failed read.
+ */
+int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
+			    uint64_t *bad, size_t *nbad,
+			    struct erofs_err *err);
+
+#endif

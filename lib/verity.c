@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/* dm-verity hash trees: docs/format.md, "dm-verity hash trees". */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "erofs/format.h"
+#include "erofs/hash.h"
+#include "erofs/verity.h"
+
+#define VERITY_SB_SIZE 512
+#define VERITY_SIGNATURE "verity\0\0"
+#define VERITY_LEVELS_MAX 63
+
+struct erofs_verity {
+	struct erofs_verity_info info;
+	const struct erofs_source *data, *hash;
+	unsigned int digest_size;	/* 32: sha256 */
+	unsigned int slot_size;		/* a digest's room in a hash block */
+	uint64_t level_start[VERITY_LEVELS_MAX]; /* byte in hash; 0: leaves */
+	uint64_t level_blocks[VERITY_LEVELS_MAX];
+	uint8_t *upper;		/* levels 1.. in a row, read and checked */
+	uint64_t upper_first[VERITY_LEVELS_MAX]; /* index in upper, by level */
+};
+
+static bool is_pow2(uint32_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static int verity_bad(struct erofs_err *err, int code, uint64_t offset,
+		      const char *what)
+{
+	return erofs_error(err, code, EROFS_NO_NID, offset, "dm-verity %s",
+			   what);
+}
+
+/* The digest of block (len bytes), salted as the tree's type says. */
+static void verity_digest(const struct erofs_verity *v, const uint8_t *block,
+			  size_t len, uint8_t *out)
+{
+	const struct erofs_verity_info *i = &v->info;
+	struct erofs_sha256 s;
+
+	erofs_sha256_init(&s);
+	if (i->hash_type == 1)
+		erofs_sha256_update(&s, i->salt, i->salt_size);
+	erofs_sha256_update(&s, block, len);
+	if (i->hash_type == 0)
+		erofs_sha256_update(&s, i->salt, i->salt_size);
+	erofs_sha256_final(&s, out);
+}
+
+static int verity_parse_sb(struct erofs_verity *v, const uint8_t *sb,
+			   uint64_t at, struct erofs_err *err)
+{
+	struct erofs_verity_info *i = &v->info;
+	char msg[128];
+
+	if (memcmp(sb, VERITY_SIGNATURE, 8))
+		return verity_bad(err, -EINVAL, at,
+				  "superblock: no \"verity\" signature");
+	if (erofs_get32(sb + 8) != 1) {
+		snprintf(msg, sizeof(msg), "superblock: version %u, not 1",
+			 erofs_get32(sb + 8));
+		return verity_bad(err, -EOPNOTSUPP, at, msg);
+	}
+	i->hash_type = erofs_get32(sb + 12);
+	memcpy(i->algorithm, sb + 32, sizeof(i->algorithm));
+	i->algorithm[sizeof(i->algorithm) - 1] = '\0';
+	i->data_block_size = erofs_get32(sb + 64);
+	i->hash_block_size = erofs_get32(sb + 68);
+	i->data_blocks = erofs_get64(sb + 72);
+	i->salt_size = erofs_get16(sb + 80);
+	if (i->hash_type > 1) {
+		snprintf(msg, sizeof(msg), "superblock: hash type %u",
+			 i->hash_type);
+		return verity_bad(err, -EOPNOTSUPP, at, msg);
+	}
+	if (strcmp(i->algorithm, "sha256")) {
+		snprintf(msg, sizeof(msg),
+			 "superblock: hash algorithm %.31s; this build checks sha256",
+			 i->algorithm);
+		return verity_bad(err, -EOPNOTSUPP, at, msg);
+	}
+	if (i->salt_size > EROFS_VERITY_SALT_MAX) {
+		snprintf(msg, sizeof(msg), "superblock: salt of %u bytes",
+			 i->salt_size);
+		return verity_bad(err, -EINVAL, at, msg);
+	}
+	memcpy(i->salt, sb + 88, i->salt_size);
+	return 0;
+}
+
+/* Block sizes, and the levels of the tree: leaves first. */
+static int verity_geometry(struct erofs_verity *v, uint64_t tree_start,
+			   struct erofs_err *err)
+{
+	struct erofs_verity_info *i = &v->info;
+	uint64_t blocks = i->data_blocks, per, pos;
+	unsigned int l;
+	char msg[160];
+
+	if (!is_pow2(i->data_block_size) || i->data_block_size < 512 ||
+	    i->data_block_size > 65536 || !is_pow2(i->hash_block_size) ||
+	    i->hash_block_size < 512 || i->hash_block_size > 65536) {
+		snprintf(msg, sizeof(msg),
+			 "superblock: data blocks of %u bytes, hash blocks of %u (powers of two from 512 to 65536)",
+			 i->data_block_size, i->hash_block_size);
+		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
+	}
+	if (!blocks)
+		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
+				  "superblock: no data blocks");
+	v->digest_size = EROFS_SHA256_LEN;
+	v->slot_size = EROFS_SHA256_LEN;
+	per = i->hash_block_size / v->slot_size;
+	i->data_per_leaf = per;
+	for (l = 0; l == 0 || blocks > 1; l++) {
+		if (l == VERITY_LEVELS_MAX)
+			return verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
+					  "tree: too many levels");
+		blocks = blocks / per + !!(blocks % per);
+		v->level_blocks[l] = blocks;
+	}
+	i->levels = l;
+	i->leaf_blocks = v->level_blocks[0];
+	pos = tree_start;
+	for (l = i->levels; l--;) {
+		v->level_start[l] = pos;
+		pos += v->level_blocks[l] * i->hash_block_size;
+	}
+	if (pos > erofs_source_size(v->hash)) {
+		snprintf(msg, sizeof(msg),
+			 "tree: %u levels end at byte %llu, past the end of the hash device (%llu bytes)",
+			 i->levels, (unsigned long long)pos,
+			 (unsigned long long)erofs_source_size(v->hash));
+		return verity_bad(err, -EFSCORRUPTED, EROFS_NO_OFFSET, msg);
+	}
+	if (i->data_blocks > erofs_source_size(v->data) / i->data_block_size) {
+		snprintf(msg, sizeof(msg),
+			 "superblock: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
+			 (unsigned long long)i->data_blocks,
+			 i->data_block_size,
+			 (unsigned long long)erofs_source_size(v->data));
+		return verity_bad(err, -EFSCORRUPTED, EROFS_NO_OFFSET, msg);
+	}
+	return 0;
+}
+
+static void hex(const uint8_t *d, size_t n, char *out)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		sprintf(out + 2 * k, "%02x", d[k]);
+}
+
+/*
+ * Hash block k of level l, and its expected digest: the root's for the
+ * top block, else the slot of it in the block above.
+ */
+static const uint8_t *verity_expected(const struct erofs_verity *v,
+				      unsigned int l, uint64_t k,
+				      const uint8_t *root)
+{
+	uint64_t per = v->info.data_per_leaf, parent;
+
+	if (l + 1 == v->info.levels)
+		return root;
+	parent = v->upper_first[l + 1] + k / per;
+	return v->upper + parent * v->info.hash_block_size +
+	       (k % per) * v->slot_size;
+}
+
+/* Read the levels above the leaves, top down, each block checked. */
+static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
+			     struct erofs_err *err)
+{
+	const struct erofs_verity_info *i = &v->info;
+	uint64_t total = 0, k, at;
+	uint8_t digest[EROFS_SHA256_LEN];
+	char got[65], want[65], msg[220];
+	unsigned int l;
+	int ret;
+
+	for (l = 1; l < i->levels; l++) {
+		v->upper_first[l] = total;
+		total += v->level_blocks[l];
+	}
+	v->upper = malloc(total ? total * i->hash_block_size : 1);
+	if (!v->upper)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID,
+				   EROFS_NO_OFFSET, "out of memory");
+	for (l = i->levels; l-- > 1;) {
+		for (k = 0; k < v->level_blocks[l]; k++) {
+			uint8_t *b = v->upper + (v->upper_first[l] + k) *
+							i->hash_block_size;
+
+			at = v->level_start[l] + k * i->hash_block_size;
+			ret = erofs_source_read(v->hash, b, i->hash_block_size,
+						at, err);
+			if (ret)
+				return ret;
+			verity_digest(v, b, i->hash_block_size, digest);
+			if (!memcmp(digest, verity_expected(v, l, k, root),
+				    v->digest_size))
+				continue;
+			hex(digest, v->digest_size, got);
+			hex(verity_expected(v, l, k, root), v->digest_size,
+			    want);
+			if (l + 1 == i->levels)
+				snprintf(msg, sizeof(msg),
+					 "tree: its root hash is %s, not %s",
+					 got, want);
+			else
+				snprintf(msg, sizeof(msg),
+					 "tree: hash block %llu of level %u fails its hash",
+					 (unsigned long long)k, l);
+			return verity_bad(err, -EFSCORRUPTED, at, msg);
+		}
+	}
+	return 0;
+}
+
+/* A tree of one level: its one leaf block is the top, under the root. */
+static int verity_check_top_leaf(struct erofs_verity *v, const uint8_t *root,
+				 struct erofs_err *err)
+{
+	uint8_t *b = malloc(v->info.hash_block_size);
+	uint8_t digest[EROFS_SHA256_LEN];
+	char got[65], want[65], msg[200];
+	int ret;
+
+	if (!b)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID,
+				   EROFS_NO_OFFSET, "out of memory");
+	ret = erofs_source_read(v->hash, b, v->info.hash_block_size,
+				v->level_start[0], err);
+	if (!ret) {
+		verity_digest(v, b, v->info.hash_block_size, digest);
+		if (memcmp(digest, root, v->digest_size)) {
+			hex(digest, v->digest_size, got);
+			hex(root, v->digest_size, want);
+			snprintf(msg, sizeof(msg),
+				 "tree: its root hash is %s, not %s", got, want);
+			ret = verity_bad(err, -EFSCORRUPTED, v->level_start[0],
+					 msg);
+		}
+	}
+	free(b);
+	return ret;
+}
+
+int erofs_verity_open(struct erofs_verity **out,
+		      const struct erofs_verity_opts *o, struct erofs_err *err)
+{
+	struct erofs_verity *v = calloc(1, sizeof(*v));
+	uint8_t sb[VERITY_SB_SIZE];
+	char msg[160];
+	int ret;
+
+	*out = NULL;
+	if (!v)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID,
+				   EROFS_NO_OFFSET, "out of memory");
+	v->data = o->data;
+	v->hash = o->hash;
+	ret = erofs_source_read(o->hash, sb, sizeof(sb), o->hash_offset, err);
+	if (!ret)
+		ret = verity_parse_sb(v, sb, o->hash_offset, err);
+	if (!ret)
+		ret = verity_geometry(v, o->hash_offset +
+						 v->info.hash_block_size, err);
+	if (!ret && o->root_len != v->digest_size) {
+		snprintf(msg, sizeof(msg),
+			 "root hash of %zu bytes, not the %u of %s", o->root_len,
+			 v->digest_size, v->info.algorithm);
+		ret = verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
+	}
+	/* a tree in the image itself must lie past the data it covers */
+	if (!ret && o->hash == o->data &&
+	    o->hash_offset < v->info.data_blocks * v->info.data_block_size) {
+		snprintf(msg, sizeof(msg),
+			 "tree at byte %llu, inside the %llu data blocks it covers",
+			 (unsigned long long)o->hash_offset,
+			 (unsigned long long)v->info.data_blocks);
+		ret = verity_bad(err, -EINVAL, o->hash_offset, msg);
+	}
+	if (!ret)
+		ret = v->info.levels > 1 ? verity_read_upper(v, o->root, err)
+					 : verity_check_top_leaf(v, o->root,
+								 err);
+	if (ret) {
+		erofs_verity_close(v);
+		return ret;
+	}
+	*out = v;
+	return 0;
+}
+
+void erofs_verity_close(struct erofs_verity *v)
+{
+	if (!v)
+		return;
+	free(v->upper);
+	free(v);
+}
+
+const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v)
+{
+	return &v->info;
+}
+
+int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
+			    uint64_t *bad, size_t *nbad,
+			    struct erofs_err *err)
+{
+	const struct erofs_verity_info *i = &v->info;
+	uint64_t at = v->level_start[0] + leaf * i->hash_block_size;
+	uint64_t first = leaf * i->data_per_leaf, k;
+	uint8_t digest[EROFS_SHA256_LEN], *hb, *db;
+	char msg[120];
+	int ret;
+
+	*nbad = 0;
+	if (leaf >= i->leaf_blocks)
+		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
+				  "leaf past the tree");
+	hb = malloc(i->hash_block_size);
+	db = malloc(i->data_block_size);
+	ret = hb && db ? 0 : erofs_error(err, -ENOMEM, EROFS_NO_NID,
+					 EROFS_NO_OFFSET, "out of memory");
+	if (!ret)
+		ret = erofs_source_read(v->hash, hb, i->hash_block_size, at,
+					err);
+	/* a tree of one level checked its only leaf against the root */
+	if (!ret && i->levels > 1) {
+		verity_digest(v, hb, i->hash_block_size, digest);
+		if (memcmp(digest, verity_expected(v, 0, leaf, NULL),
+			   v->digest_size)) {
+			snprintf(msg, sizeof(msg),
+				 "tree: leaf hash block %llu fails its hash",
+				 (unsigned long long)leaf);
+			ret = verity_bad(err, -EFSCORRUPTED, at, msg);
+		}
+	}
+	for (k = first; !ret && k < i->data_blocks && k < first + i->data_per_leaf;
+	     k++) {
+		ret = erofs_source_read(v->data, db, i->data_block_size,
+					k * i->data_block_size, err);
+		if (ret)
+			break;
+		verity_digest(v, db, i->data_block_size, digest);
+		if (memcmp(digest, hb + (k - first) * v->slot_size,
+			   v->digest_size))
+			bad[(*nbad)++] = k;
+	}
+	free(hb);
+	free(db);
+	return ret;
+}

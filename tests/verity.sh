@@ -1,0 +1,159 @@
+#!/bin/bash
+# verity.sh: --verity and --hash-offset against trees veritysetup made
+# (TAP).
+#
+# veritysetup format (cryptsetup-bin) makes the trees: a separate hash
+# file, a tree appended to the image (--hash-offset), 1 KiB data and hash
+# blocks, sha512 (which this build does not compute). Required:
+# - a tree that matches: exit 0 at -j1 and -j2, with --extract=DIR too,
+#   every data block counted at -d3;
+# - a root hash that is not the tree's: exit 4, both hashes named;
+# - a byte flipped in an uncompressed file's data, which the check alone
+#   cannot see (exit 0 without --verity): exit 4 naming the file and the
+#   bytes of it in the block, as veritysetup verify fails too; in a block
+#   of inodes: each inode in it named; in a block nothing uses (past the
+#   filesystem's blocks, in the file): named as such;
+# - a byte flipped in the tree's leaves: the data blocks it covers named
+#   as unchecked, exit 4;
+# - a hash file cut short, a tree inside the filesystem, an algorithm not
+#   computed, and options that do not go together: clear errors, no crash.
+set -u
+# shellcheck source=lib/testlib.sh
+. "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
+
+need_tools veritysetup
+make_scratch
+err=$scratch/err
+out=$scratch/out
+resolve plain.erofs || exit 99
+cp "$path" "$scratch/plain.img" || exit 99
+resolve lz4hc-default.erofs || exit 99
+cp "$path" "$scratch/lz4.img" || exit 99
+
+# format IMG HASH [OPTION...]: the root hash veritysetup prints
+format()
+{
+	local img=$1 hash=$2
+	shift 2
+	veritysetup format "$@" "$img" "$hash" | sed -n 's/^Root hash:[[:space:]]*//p'
+}
+
+# flip FILE BYTE: one byte of FILE inverted
+flip()
+{
+	"$PYTHON3" -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2]))
+b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$1" "$2"
+}
+
+root=$(format "$scratch/plain.img" "$scratch/plain.hash")
+[ ${#root} = 64 ] || exit 99
+tap_plan 17
+
+for j in 1 2; do
+	run_fsck "$out" "$err" -j$j -d3 --verity="$scratch/plain.hash" \
+		--root-hash="$root" "$scratch/plain.img"
+	tap_status "-j$j: the tree matches" 0 $? \
+		'dm-verity: [0-9]* data blocks of 4096 bytes checked (sha256, [0-9] levels), 0 fail'
+done
+run_fsck "$out" "$err" -j2 --extract="$scratch/x" \
+	--verity="$scratch/plain.hash" --root-hash="$root" "$scratch/plain.img"
+tap_status "--extract=DIR with --verity: the tree matches" 0 $?
+
+other=$(printf '%s' "$root" | tr '0-9a-f' '1-9a-f0')
+run_fsck "$out" "$err" --verity="$scratch/plain.hash" --root-hash="$other" \
+	"$scratch/plain.img"
+tap_status "another root hash: exit 4, both named" 4 $? \
+	"its root hash is $root, not $other"
+
+# a byte in the middle of zeros-2m.bin, stored uncompressed
+"$FSCK" --manifest "$scratch/plain.img" >/dev/null || exit 99
+cp "$scratch/plain.img" "$scratch/flip.img"
+at=$("$PYTHON3" -c 'import sys
+d = open(sys.argv[1], "rb").read()
+print(d.index(bytes(2 << 20)) + (1 << 20))' "$scratch/plain.img")
+flip "$scratch/flip.img" "$at"
+run_fsck "$out" "$err" "$scratch/flip.img"
+tap_status "a byte of stored data flipped: the check alone sees nothing" 0 $?
+run_fsck "$out" "$err" -j2 --verity="$scratch/plain.hash" \
+	--root-hash="$root" "$scratch/flip.img"
+rc=$?
+block=$((at / 4096))
+if [ $rc -eq 4 ] &&
+	grep -q "^fsck.erofs: /zeros-2m.bin: nid [0-9]*, offset [0-9]*: bytes [0-9]* to [0-9]*: data block $block fails its verity hash$" "$err" &&
+	! veritysetup verify "$scratch/flip.img" "$scratch/plain.hash" "$root" \
+		>/dev/null 2>&1; then
+	tap_ok "--verity names the file and its bytes in block $block, as veritysetup fails"
+else
+	tap_not_ok "a byte of stored data flipped, --verity (exit $rc)"
+fi
+
+lroot=$(format "$scratch/lz4.img" "$scratch/lz4.hash")
+cp "$scratch/lz4.img" "$scratch/inodes.img"
+flip "$scratch/inodes.img" 700000
+run_fsck "$out" "$err" --verity="$scratch/lz4.hash" --root-hash="$lroot" \
+	"$scratch/inodes.img"
+rc=$?
+n=$(grep -c 'its inode lies in data block 170, which fails its verity hash$' "$err")
+if [ $rc -eq 4 ] && [ "$n" -gt 1 ]; then
+	tap_ok "a block of inodes: each of its $n inodes named"
+else
+	tap_not_ok "a block of inodes (exit $rc, $n named)"
+fi
+
+# a block past the filesystem's own, in the file: nothing uses it
+cp "$scratch/lz4.img" "$scratch/free.img"
+head -c 4096 /dev/zero >>"$scratch/free.img"
+froot=$(format "$scratch/free.img" "$scratch/free.hash")
+fsize=$(stat -c %s "$scratch/free.img")
+flip "$scratch/free.img" $((fsize - 100))
+run_fsck "$out" "$err" --verity="$scratch/free.hash" --root-hash="$froot" \
+	"$scratch/free.img"
+tap_status "a byte nothing uses: the block named as such" 4 $? \
+	"data block $((fsize / 4096 - 1)) fails its verity hash; no file, directory or inode of the walk uses it"
+
+cp "$scratch/plain.hash" "$scratch/leaf.hash"
+size=$(stat -c %s "$scratch/leaf.hash")
+flip "$scratch/leaf.hash" $((size - 4096 + 100))
+run_fsck "$out" "$err" --verity="$scratch/leaf.hash" --root-hash="$root" \
+	"$scratch/plain.img"
+tap_status "a byte of the last leaf flipped: its data blocks unchecked" 4 $? \
+	'leaf hash block [0-9]* fails its hash: data blocks [0-9]* to [0-9]* cannot be checked'
+
+cp "$scratch/lz4.img" "$scratch/app.img"
+isize=$(stat -c %s "$scratch/app.img")
+aroot=$(format "$scratch/app.img" "$scratch/app.img" --hash-offset="$isize")
+run_fsck "$out" "$err" --hash-offset="$isize" --root-hash="$aroot" \
+	"$scratch/app.img"
+tap_status "a tree appended to the image (--hash-offset)" 0 $?
+run_fsck "$out" "$err" --hash-offset=4096 --root-hash="$aroot" \
+	"$scratch/app.img"
+tap_status "--hash-offset inside the filesystem: a usage error" 16 $? \
+	'--hash-offset=4096 lies inside the filesystem'
+
+kroot=$(format "$scratch/lz4.img" "$scratch/k.hash" --data-block-size=1024 \
+	--hash-block-size=1024)
+run_fsck "$out" "$err" -d3 --verity="$scratch/k.hash" --root-hash="$kroot" \
+	"$scratch/lz4.img"
+tap_status "1 KiB data and hash blocks" 0 $? \
+	'data blocks of 1024 bytes checked (sha256, 3 levels), 0 fail'
+
+head -c 8192 "$scratch/plain.hash" >"$scratch/short.hash"
+run_fsck "$out" "$err" --verity="$scratch/short.hash" --root-hash="$root" \
+	"$scratch/plain.img"
+tap_status "a hash file cut short: exit 4" 4 $? \
+	'past the end of the hash device'
+
+format "$scratch/lz4.img" "$scratch/s512.hash" --hash=sha512 >/dev/null
+run_fsck "$out" "$err" --verity="$scratch/s512.hash" --root-hash="$lroot" \
+	"$scratch/lz4.img"
+tap_status "sha512: cannot check, exit 8" 8 $? 'hash algorithm sha512; this build checks sha256'
+
+run_fsck "$out" "$err" --root-hash="$root" "$scratch/plain.img"
+tap_status "--root-hash alone: a usage error" 16 $? 'needs --verity'
+run_fsck "$out" "$err" --verity="$scratch/plain.hash" "$scratch/plain.img"
+tap_status "--verity without --root-hash: a usage error" 16 $? 'need --root-hash'
+run_fsck "$out" "$err" --verity="$scratch/plain.hash" --root-hash=abc \
+	"$scratch/plain.img"
+tap_status "--root-hash=abc: a usage error" 16 $? 'hexadecimal digits'
+[ $tap_failed -eq 0 ]
