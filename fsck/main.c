@@ -474,16 +474,26 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
 }
 
 /*
- * --verity: the tree's upper levels against the root hash, then every
- * leaf on the workers, before the walk names the blocks that fail. 0
- * (with ck->verity set when there is a tree), or a negative errno after
- * reporting; a damaged tree is an error found, and the check goes on.
+ * --verity, or a GPT partition's paired verity partition: the tree's
+ * upper levels against the root hash, then every leaf on the workers,
+ * before the walk names the blocks that fail. 0 (with ck->verity set when
+ * there is a tree), or a negative errno after reporting; a damaged tree
+ * is an error found, and the check goes on.
  */
 static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
 			struct erofs_image *img, struct checker *ck,
-			struct verity_check *vc)
+			struct verity_check *vc, struct container_verity *pair)
 {
-	int ret = verity_open(vc, cfg, img, rep);
+	int ret;
+
+	/* a disk image's verity partition, unless the options name a tree */
+	if (pair && pair->hash && !cfg->root_hash) {
+		ret = verity_open_paired(vc, img, rep, pair->hash, pair->root,
+					 sizeof(pair->root), pair->what);
+		pair->hash = NULL;
+	} else {
+		ret = verity_open(vc, cfg, img, rep);
+	}
 
 	if (ret)
 		return ret == -EFSCORRUPTED || ret == 1 ? 0 : ret;
@@ -492,7 +502,8 @@ static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
 }
 
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
-		       struct erofs_image *img, struct run_result *res)
+		       struct erofs_image *img, struct run_result *res,
+		       struct container_verity *pair)
 {
 	unsigned int most = cost_threads_most(res->jobs), threads;
 	struct outputs outs = { .n = 0 };
@@ -530,7 +541,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret)
 		ret = sched_start(&sched, &ck, threads);
 	if (!ret)
-		ret = start_verity(cfg, rep, img, &ck, &vc);
+		ret = start_verity(cfg, rep, img, &ck, &vc, pair);
 	if (!ret)
 		ret = walk_image(&ck, rep, &ctx, &wo, res);
 	if (ck.verity && !ret)
@@ -613,12 +624,13 @@ static void report_stdout(struct report *rep)
  * after reporting, or 1 when --write-image wrote what holds no EROFS.
  */
 static int open_image(const struct fsck_cfg *cfg, struct report *rep,
-		      struct erofs_open_opts *oo, struct erofs_image **img)
+		      struct erofs_open_opts *oo, struct erofs_image **img,
+		      struct container_verity *pair)
 {
 	struct fsck_loc loc = { .label = oo->path, .nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
-	int ret = container_open(cfg, rep, &oo->source);
+	int ret = container_open(cfg, rep, &oo->source, pair);
 
 	if (ret < 0)
 		return ret;
@@ -734,7 +746,7 @@ static size_t partition_outs(const struct fsck_cfg *cfg, struct report *rep,
 	int gpt;
 
 	whole.list_partitions = true;
-	if (container_open(&whole, rep, &src))
+	if (container_open(&whole, rep, &src, NULL))
 		return 0;
 	gpt = container_detect_gpt(rep, src);
 	if (gpt > 0)
@@ -777,8 +789,8 @@ static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 		}
 		one.partition = outs[i].spec;
 		one.write_image = path;
-		if (!open_image(&one, rep, &o, &img))
-			check_image(&one, rep, img, res);
+		if (!open_image(&one, rep, &o, &img, NULL))
+			check_image(&one, rep, img, res, NULL);
 		erofs_image_close(img);
 		free(path);
 	}
@@ -794,7 +806,7 @@ static void list_partitions(const struct fsck_cfg *cfg, struct report *rep)
 {
 	struct erofs_source *src;
 
-	if (!container_open(cfg, rep, &src))
+	if (!container_open(cfg, rep, &src, NULL))
 		container_list_partitions(cfg, rep, src);
 	erofs_source_close(src);
 }
@@ -821,6 +833,7 @@ int main(int argc, char **argv)
 {
 	struct erofs_open_opts oo = { 0 };
 	struct erofs_image *img = NULL;
+	struct container_verity pair = { 0 };
 	struct run_result res = { 0 };
 	struct timespec start;
 	struct report rep;
@@ -862,9 +875,10 @@ int main(int argc, char **argv)
 		list_partitions(&cfg, &rep);
 	else if (cfg.write_partitions)
 		write_partitions(&cfg, &rep, &oo, &res);
-	else if (!open_image(&cfg, &rep, &oo, &img) && !interrupted()) {
+	else if (!open_image(&cfg, &rep, &oo, &img, &pair) &&
+		 !interrupted()) {
 		print_image_info(&rep, img);
-		check_image(&cfg, &rep, img, &res);
+		check_image(&cfg, &rep, img, &res, &pair);
 	}
 	sig = interrupt_signal();
 	if (sig)
@@ -877,6 +891,7 @@ int main(int argc, char **argv)
 		status = write_json(&cfg, &rep, img, &res,
 				    seconds_since(&start), status);
 	erofs_image_close(img);
+	erofs_source_close(pair.hash);
 	cpu_share_fini(&res.cpu);
 	report_fini(&rep);
 	free(cfg.devices);

@@ -16,7 +16,10 @@
 # - a byte flipped in the tree's leaves: the data blocks it covers named
 #   as unchecked, exit 4;
 # - a hash file cut short, a tree inside the filesystem, an algorithm not
-#   computed, and options that do not go together: clear errors, no crash.
+#   computed, and options that do not go together: clear errors, no crash;
+# - a disk image systemd-repart makes with a root and a root-verity
+#   partition: the tree checked with no option (the root hash is the two
+#   partitions' UUIDs), a flipped byte named, the options overriding it.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -48,7 +51,7 @@ b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$1" "$2
 
 root=$(format "$scratch/plain.img" "$scratch/plain.hash")
 [ ${#root} = 64 ] || exit 99
-tap_plan 17
+tap_plan 20
 
 for j in 1 2; do
 	run_fsck "$out" "$err" -j$j -d3 --verity="$scratch/plain.hash" \
@@ -156,4 +159,30 @@ tap_status "--verity without --root-hash: a usage error" 16 $? 'need --root-hash
 run_fsck "$out" "$err" --verity="$scratch/plain.hash" --root-hash=abc \
 	"$scratch/plain.img"
 tap_status "--root-hash=abc: a usage error" 16 $? 'hexadecimal digits'
+# a discoverable disk image with a root-verity partition (systemd-repart):
+# the root hash is the partitions' UUIDs, the tree checked with no option
+if ! command -v systemd-repart >/dev/null; then
+	for what in matches "a flipped byte named" "--root-hash overrides"; do
+		tap_skip "systemd-repart's verity disk image: $what" "no systemd-repart"
+	done
+	exit $((tap_failed > 0))
+fi
+mkdir -p "$scratch/defs"
+printf '[Partition]\nType=root\nCopyBlocks=%s\nVerity=data\nVerityMatchKey=root\n' \
+	"$scratch/lz4.img" >"$scratch/defs/10-root.conf"
+printf '[Partition]\nType=root-verity\nVerity=hash\nVerityMatchKey=root\n' \
+	>"$scratch/defs/20-verity.conf"
+systemd-repart --empty=create --size=auto --dry-run=no \
+	--definitions="$scratch/defs" "$scratch/ddi.img" >"$err" 2>&1 || exit 99
+run_fsck "$out" "$err" -d3 "$scratch/ddi.img"
+tap_status "systemd-repart's verity disk image: checked, the tree too" 0 $? \
+	"the dm-verity tree of GPT partition 2 (root-x86-64-verity), its root hash from the partitions' UUIDs"
+cp "$scratch/ddi.img" "$scratch/ddi-bad.img"
+flip "$scratch/ddi-bad.img" $((1048576 + 700000))
+run_fsck "$out" "$err" --extract="$scratch/ddix" "$scratch/ddi-bad.img"
+tap_status "systemd-repart's verity disk image: a flipped byte named" 4 $? \
+	'its inode lies in data block [0-9]*, which fails its verity hash'
+run_fsck "$out" "$err" --root-hash="$root" --hash-offset=0 "$scratch/ddi.img"
+tap_status "systemd-repart's verity disk image: --root-hash overrides" 16 $? \
+	'--hash-offset=0 lies inside the filesystem'
 [ $tap_failed -eq 0 ]

@@ -38,41 +38,23 @@ static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
 	return ret;
 }
 
-int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
-		struct erofs_image *img, struct report *rep)
+/* The tree in hash (vc->hash, or IMAGE's) at hash_offset, under root. */
+static int verity_open_tree(struct verity_check *vc, struct erofs_image *img,
+			    struct report *rep, uint64_t hash_offset,
+			    const uint8_t *root, size_t root_len)
 {
-	uint8_t root[EROFS_VERITY_DIGEST_MAX];
-	struct erofs_verity_opts o = { .data = img->devs[0].src };
+	struct erofs_verity_opts o = {
+		.data = img->devs[0].src,
+		.hash = vc->hash ? vc->hash : img->devs[0].src,
+		.hash_offset = hash_offset,
+		.root = root,
+		.root_len = root_len,
+	};
 	struct erofs_err err;
-	uint64_t end;
 	int ret;
 
-	memset(vc, 0, sizeof(*vc));
-	pthread_mutex_init(&vc->lock, NULL);
-	if (!cfg->root_hash)
-		return 1;
-	/* options.c let through only hex of a digest's length */
-	o.root_len = parse_hex(cfg->root_hash, root, sizeof(root));
-	o.root = root;
-	erofs_err_clear(&err);
-	if (cfg->verity) {
-		ret = erofs_source_open(&vc->hash, cfg->verity, -1, &err);
-		if (ret)
-			return verity_failed(rep, &err, ret);
-		o.hash = vc->hash;
-	} else {
-		o.hash = o.data;
-		end = img->devs[0].offset + img->blocks * img->blksz;
-		if (cfg->hash_offset < end) {
-			report_usage(rep,
-				     "--hash-offset=%llu lies inside the filesystem, whose blocks end at byte %llu",
-				     (unsigned long long)cfg->hash_offset,
-				     (unsigned long long)end);
-			return -EINVAL;
-		}
-	}
-	o.hash_offset = cfg->hash_offset;
 	vc->image_start = img->devs[0].offset;
+	erofs_err_clear(&err);
 	ret = erofs_verity_open(&vc->v, &o, &err);
 	if (ret == -EINVAL) {
 		report_usage(rep, "%s", err.msg);
@@ -83,6 +65,57 @@ int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
 		return verity_failed(rep, &err, ret);
 	vc->block_size = erofs_verity_info(vc->v)->data_block_size;
 	return 0;
+}
+
+static void verity_init(struct verity_check *vc)
+{
+	memset(vc, 0, sizeof(*vc));
+	pthread_mutex_init(&vc->lock, NULL);
+}
+
+int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
+		struct erofs_image *img, struct report *rep)
+{
+	uint8_t root[EROFS_VERITY_DIGEST_MAX];
+	struct erofs_err err;
+	uint64_t end;
+	size_t root_len;
+	int ret;
+
+	verity_init(vc);
+	if (!cfg->root_hash)
+		return 1;
+	/* options.c let through only hex of a digest's length */
+	root_len = parse_hex(cfg->root_hash, root, sizeof(root));
+	if (cfg->verity) {
+		erofs_err_clear(&err);
+		ret = erofs_source_open(&vc->hash, cfg->verity, -1, &err);
+		if (ret)
+			return verity_failed(rep, &err, ret);
+	} else {
+		end = img->devs[0].offset + img->blocks * img->blksz;
+		if (cfg->hash_offset < end) {
+			report_usage(rep,
+				     "--hash-offset=%llu lies inside the filesystem, whose blocks end at byte %llu",
+				     (unsigned long long)cfg->hash_offset,
+				     (unsigned long long)end);
+			return -EINVAL;
+		}
+	}
+	return verity_open_tree(vc, img, rep, cfg->hash_offset, root,
+				root_len);
+}
+
+int verity_open_paired(struct verity_check *vc, struct erofs_image *img,
+		       struct report *rep, struct erofs_source *hash,
+		       const uint8_t *root, size_t root_len, const char *what)
+{
+	verity_init(vc);
+	vc->hash = hash;
+	report_msg(rep, FSCK_LVL_INFO,
+		   "%s: the dm-verity tree of %s, its root hash from the partitions' UUIDs",
+		   rep->image, what);
+	return verity_open_tree(vc, img, rep, 0, root, root_len);
 }
 
 void verity_close(struct verity_check *vc)

@@ -48,6 +48,14 @@ struct verity_check {
  */
 int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
 		struct erofs_image *img, struct report *rep);
+
+/*
+ * The tree of a partition paired with img's (what names it), at byte 0
+ * of hash (taken over), under root: as verity_open() but never 1.
+ */
+int verity_open_paired(struct verity_check *vc, struct erofs_image *img,
+		       struct report *rep, struct erofs_source *hash,
+		       const uint8_t *root, size_t root_len, const char *what);
 void verity_close(struct verity_check *vc);
 
 /* The leaf blocks to check: verity_leaf_task() takes each index. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -497,10 +498,90 @@ static const struct erofs_gpt_part *gpt_default(struct report *rep,
 	return NULL;
 }
 
+/* The partition of --partition, or gpt_default()'s: 0 or -errno. */
+static int gpt_select(const struct fsck_cfg *cfg, struct report *rep,
+		      const struct erofs_source *disk,
+		      const struct erofs_gpt *gpt,
+		      const struct erofs_gpt_part **part, struct erofs_err *err)
+{
+	int ret;
+
+	if (!cfg->partition) {
+		*part = gpt_default(rep, disk, gpt);
+		return *part ? 0 : -EINVAL;
+	}
+	ret = erofs_gpt_find(gpt, cfg->partition, part, err);
+	if (ret == -EINVAL) {
+		report_usage(rep, "%s", err->msg);
+		erofs_err_drop(err);
+	}
+	return ret;
+}
+
+/* The UUID's 16 bytes in their text order: the root hash's order. */
+static void uuid_bytes(const uint8_t guid[16], uint8_t out[16])
+{
+	char text[37], *p;
+	unsigned int i = 0, v;
+
+	erofs_gpt_guid_text(guid, text);
+	for (p = text; *p && i < 16; p += 2) {
+		if (*p == '-')
+			p++;
+		sscanf(p, "%2x", &v);
+		out[i++] = (uint8_t)v;
+	}
+}
+
+/*
+ * The one partition of type "<type of part>-verity" (root-x86-64-verity
+ * for root-x86-64), or NULL.
+ */
+static const struct erofs_gpt_part *gpt_verity_of(const struct erofs_gpt *gpt,
+						  const struct erofs_gpt_part *part)
+{
+	const struct erofs_gpt_part *found = NULL;
+	size_t n;
+	uint32_t i;
+
+	if (!part->type_name || strstr(part->type_name, "-verity"))
+		return NULL;
+	n = strlen(part->type_name);
+	for (i = 0; i < gpt->nparts; i++) {
+		const char *t = gpt->parts[i].type_name;
+
+		if (!t || strncmp(t, part->type_name, n) ||
+		    strcmp(t + n, "-verity"))
+			continue;
+		if (found)
+			return NULL;
+		found = &gpt->parts[i];
+	}
+	return found;
+}
+
+/* part's paired verity partition into pair, if it has one. */
+static int gpt_pair(const struct erofs_source *disk,
+		    const struct erofs_gpt *gpt,
+		    const struct erofs_gpt_part *part,
+		    struct container_verity *pair, struct erofs_err *err)
+{
+	const struct erofs_gpt_part *vp = gpt_verity_of(gpt, part);
+
+	if (!vp)
+		return 0;
+	uuid_bytes(part->uuid, pair->root);
+	uuid_bytes(vp->uuid, pair->root + 16);
+	snprintf(pair->what, sizeof(pair->what), "GPT partition %u (%s)",
+		 vp->index, vp->type_name);
+	return erofs_gpt_open_partition(&pair->hash, disk, vp, err);
+}
+
 /* The GPT partition of --partition, or gpt_default()'s, if EROFS. */
 static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
 			      const struct erofs_source *disk,
-			      struct erofs_source **src)
+			      struct erofs_source **src,
+			      struct container_verity *pair)
 {
 	struct fsck_loc loc = { .label = rep->image,
 				.nid = EROFS_NO_NID,
@@ -514,18 +595,11 @@ static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
 	if (ret)
 		return ret;
 	erofs_err_clear(&err);
-	if (!cfg->partition) {
-		part = gpt_default(rep, disk, gpt);
-		ret = part ? 0 : -EINVAL;
-	} else {
-		ret = erofs_gpt_find(gpt, cfg->partition, &part, &err);
-		if (ret == -EINVAL) {
-			report_usage(rep, "%s", err.msg);
-			erofs_err_drop(&err);
-		}
-	}
+	ret = gpt_select(cfg, rep, disk, gpt, &part, &err);
 	if (!ret)
 		ret = erofs_gpt_open_partition(src, disk, part, &err);
+	if (!ret && pair)
+		ret = gpt_pair(disk, gpt, part, pair, &err);
 	if (ret < 0 && ret != -EINVAL)
 		report_lib_error(rep, &loc, &err, ret);
 	if (!ret) {
@@ -549,7 +623,7 @@ static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
 }
 
 int container_open(const struct fsck_cfg *cfg, struct report *rep,
-		   struct erofs_source **src)
+		   struct erofs_source **src, struct container_verity *pair)
 {
 	struct erofs_source *image;
 	int ret = open_image_source(rep, cfg->image, &image);
@@ -563,7 +637,7 @@ int container_open(const struct fsck_cfg *cfg, struct report *rep,
 		      : container_detect_gpt(rep, image);
 	if (ret) {
 		if (ret > 0)
-			ret = open_gpt_partition(cfg, rep, image, src);
+			ret = open_gpt_partition(cfg, rep, image, src, pair);
 		erofs_source_close(image);
 		return ret;
 	}

@@ -23,10 +23,23 @@
  * (with --list-partitions: IMAGE, the super image); with --write-image,
  * whatever it holds, EROFS or not. The checksums of a
  * sparse image are verified first; a mismatch is reported as a problem and
- * the run goes on. Returns 0, or a negative errno after reporting why.
+ * the run goes on. With pair, a GPT partition's dm-verity partition goes
+ * there. Returns 0, or a negative errno after reporting why.
  */
+/*
+ * A GPT partition's dm-verity partition, paired as the Discoverable
+ * Partitions Specification pairs them (root-x86-64 with the one
+ * root-x86-64-verity): its bytes, and the root hash, which is the data
+ * partition's UUID then the verity partition's.
+ */
+struct container_verity {
+	struct erofs_source *hash;	/* NULL: none */
+	uint8_t root[32];
+	char what[64];			/* what names it in messages */
+};
+
 int container_open(const struct fsck_cfg *cfg, struct report *rep,
-		   struct erofs_source **src);
+		   struct erofs_source **src, struct container_verity *pair);
 
 /* Does src hold an EROFS superblock at offset? */
 bool container_holds_erofs(const struct erofs_source *src, uint64_t offset);
