@@ -531,8 +531,11 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (ret)
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, &outs);
-	threads = cost_threads(&outs, ck.decode, img, image_bytes(img),
-			       res->jobs);
+	/* a dm-verity tree has every block hashed, as decoding reads it */
+	threads = cost_threads(&outs,
+			       ck.decode || cfg->root_hash ||
+				       (pair && pair->hash),
+			       img, image_bytes(img), res->jobs);
 	if (res->jobs > 1)
 		report_msg(rep, FSCK_LVL_DEBUG,
 			   "-j%u: %u worker threads (CPUs to run on: %u)",

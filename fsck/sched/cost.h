@@ -22,7 +22,8 @@ unsigned int cost_cpus(void);
 
 /*
  * Worker threads worth starting for -j jobs, for an image of bytes (all
- * its devices), whose data is decoded or not, for what the outputs
+ * its devices), whose data is decoded (or its blocks hashed) or not, for
+ * what the outputs
  * declared they want (output.h): 0 runs every task inline.
  * EROFS_FSCK_SYNC_NS=0 starts jobs, whatever the work and the CPUs.
  */
