@@ -35,10 +35,10 @@ struct fsck_cfg {
 	const char **cat_rels;		/* normalized */
 	unsigned int ncats;
 	const char *compare;		/* --compare=DIR */
-	unsigned int strip;		/* --strip-components */
-	const char *verity;		/* --verity=HASHFILE */
-	const char *root_hash;		/* --root-hash=HEX */
-	uint64_t hash_offset;		/* --hash-offset */
+	unsigned int strip; /* --strip-components */
+	const char *verity; /* --verity=HASHFILE */
+	const char *root_hash; /* --root-hash=HEX */
+	uint64_t hash_offset; /* --hash-offset */
 	bool have_hash_offset;
 	int64_t modify_window;		/* --modify-window, -1 if not given */
 	int preserve_owner;		/* -1: as root only */

@@ -532,10 +532,9 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, &outs);
 	/* a dm-verity tree has every block hashed, as decoding reads it */
-	threads = cost_threads(&outs,
-			       ck.decode || cfg->root_hash ||
-				       (pair && pair->hash),
-			       img, image_bytes(img), res->jobs);
+	threads = cost_threads(
+		&outs, ck.decode || cfg->root_hash || (pair && pair->hash), img,
+		image_bytes(img), res->jobs);
 	if (res->jobs > 1)
 		report_msg(rep, FSCK_LVL_DEBUG,
 			   "-j%u: %u worker threads (CPUs to run on: %u)",
@@ -669,7 +668,8 @@ static bool gpt_label_file(const struct erofs_gpt *gpt,
 	    !strcmp(p->label, ".."))
 		return false;
 	for (i = 0; i < gpt->nparts; i++)
-		if (&gpt->parts[i] != p && !strcmp(gpt->parts[i].label, p->label))
+		if (&gpt->parts[i] != p &&
+		    !strcmp(gpt->parts[i].label, p->label))
 			return false;
 	return true;
 }
@@ -878,8 +878,7 @@ int main(int argc, char **argv)
 		list_partitions(&cfg, &rep);
 	else if (cfg.write_partitions)
 		write_partitions(&cfg, &rep, &oo, &res);
-	else if (!open_image(&cfg, &rep, &oo, &img, &pair) &&
-		 !interrupted()) {
+	else if (!open_image(&cfg, &rep, &oo, &img, &pair) && !interrupted()) {
 		print_image_info(&rep, img);
 		check_image(&cfg, &rep, img, &res, &pair);
 	}

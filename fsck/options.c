@@ -497,13 +497,16 @@ static void check_verity_args(const struct fsck_cfg *cfg)
 	const char *h = cfg->root_hash;
 
 	if ((cfg->verity || cfg->have_hash_offset) && !h)
-		usage_error("%s", "--verity and --hash-offset need --root-hash");
+		usage_error("%s",
+			    "--verity and --hash-offset need --root-hash");
 	if (h && !cfg->verity && !cfg->have_hash_offset)
-		usage_error("%s", "--root-hash needs --verity=HASHFILE, or --hash-offset=N for a tree in IMAGE");
+		usage_error(
+			"%s",
+			"--root-hash needs --verity=HASHFILE, or --hash-offset=N for a tree in IMAGE");
 	if (h && (strlen(h) != 2 * EROFS_SHA256_LEN ||
 		  strspn(h, "0123456789abcdefABCDEF") != strlen(h)))
-		usage_error("--root-hash=%s: %u hexadecimal digits (sha256)",
-			    h, 2 * EROFS_SHA256_LEN);
+		usage_error("--root-hash=%s: %u hexadecimal digits (sha256)", h,
+			    2 * EROFS_SHA256_LEN);
 }
 
 /* --partition, --slot and --list-partitions */
@@ -580,12 +583,18 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--modify-window needs --compare");
 	check_verity_args(cfg);
 	if (cfg->ignore_errors && !cfg->extract_dir && !cfg->tar && !cfg->ncats)
-		usage_error("%s", "--ignore-errors salvages files for --extract=DIR, --tar or --cat");
+		usage_error(
+			"%s",
+			"--ignore-errors salvages files for --extract=DIR, --tar or --cat");
 	if (cfg->ignore_errors && cfg->compare)
-		usage_error("%s", "--ignore-errors cannot be combined with --compare");
+		usage_error(
+			"%s",
+			"--ignore-errors cannot be combined with --compare");
 	if (cfg->strip && (cfg->compare || cfg->ncats || cfg->fs_config ||
 			   cfg->file_contexts))
-		usage_error("%s", "--strip-components cannot be combined with --compare, --cat, --fs-config or --file-contexts (their paths are the image's)");
+		usage_error(
+			"%s",
+			"--strip-components cannot be combined with --compare, --cat, --fs-config or --file-contexts (their paths are the image's)");
 #ifndef HAVE_LIBARCHIVE
 	if (cfg->tar) {
 		fputs(PROG ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
@@ -803,14 +812,16 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			cfg->root_hash = optarg;
 			break;
 		case OPT_HASH_OFFSET:
-			cfg->hash_offset = parse_u64_max(
-				optarg, "byte offset for --hash-offset",
-				UINT64_MAX);
+			cfg->hash_offset =
+				parse_u64_max(optarg,
+					      "byte offset for --hash-offset",
+					      UINT64_MAX);
 			cfg->have_hash_offset = true;
 			break;
 		case OPT_STRIP_COMPONENTS:
 			cfg->strip = (unsigned int)parse_u64_max(
-				optarg, "number of components for --strip-components",
+				optarg,
+				"number of components for --strip-components",
 				WALK_MAX_DEPTH);
 			break;
 		case OPT_MODIFY_WINDOW:

@@ -62,10 +62,11 @@ static const struct {
 void erofs_gpt_guid_text(const uint8_t g[16], char out[37])
 {
 	/* the first three fields are little-endian on disk */
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9],
-		 g[10], g[11], g[12], g[13], g[14], g[15]);
+	snprintf(
+		out, 37,
+		"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9],
+		g[10], g[11], g[12], g[13], g[14], g[15]);
 }
 
 static const char *gpt_type_name(const uint8_t type[16])
@@ -135,9 +136,9 @@ static uint32_t gpt_crc32(const uint8_t *p, size_t len)
 struct gpt_copy {
 	const struct erofs_source *src;
 	uint32_t sector;
-	uint64_t lba;		/* where its header is */
+	uint64_t lba; /* where its header is */
 	uint64_t disk_sectors;
-	const char *which;	/* "primary" or "backup" */
+	const char *which; /* "primary" or "backup" */
 };
 
 static int gpt_bad(const struct gpt_copy *c, struct erofs_err *err,
@@ -300,13 +301,13 @@ static int gpt_parse_entries(const struct gpt_copy *c, struct erofs_gpt *gpt,
 		if (p->first_lba > p->last_lba ||
 		    p->first_lba < gpt->first_usable ||
 		    p->last_lba > gpt->last_usable)
-			return gpt_bad(c, err, at + (uint64_t)i * h->entry_size,
-				       "partition %u: sectors %llu to %llu, outside the usable %llu to %llu",
-				       p->index,
-				       (unsigned long long)p->first_lba,
-				       (unsigned long long)p->last_lba,
-				       (unsigned long long)gpt->first_usable,
-				       (unsigned long long)gpt->last_usable);
+			return gpt_bad(
+				c, err, at + (uint64_t)i * h->entry_size,
+				"partition %u: sectors %llu to %llu, outside the usable %llu to %llu",
+				p->index, (unsigned long long)p->first_lba,
+				(unsigned long long)p->last_lba,
+				(unsigned long long)gpt->first_usable,
+				(unsigned long long)gpt->last_usable);
 		p->offset = p->first_lba * c->sector;
 		p->size = (p->last_lba - p->first_lba + 1) * c->sector;
 	}
@@ -433,8 +434,9 @@ int erofs_gpt_read(struct erofs_gpt **out, const struct erofs_source *src,
 {
 	(void)src;
 	*out = NULL;
-	return erofs_error(err, -EOPNOTSUPP, EROFS_NO_NID, EROFS_NO_OFFSET,
-			   "GPT: built without zlib, which its CRC32s need (Debian package zlib1g-dev)");
+	return erofs_error(
+		err, -EOPNOTSUPP, EROFS_NO_NID, EROFS_NO_OFFSET,
+		"GPT: built without zlib, which its CRC32s need (Debian package zlib1g-dev)");
 }
 #endif
 
@@ -528,10 +530,11 @@ int erofs_gpt_open_partition(struct erofs_source **out,
 	*out = NULL;
 	ret = erofs_source_cut(src, part->offset, part->size, &t);
 	if (ret == -EFSCORRUPTED)
-		ret = erofs_error(err, ret, EROFS_NO_NID, part->offset,
-				  "GPT partition %u runs past the end of %s (%llu bytes)",
-				  part->index, erofs_source_name(src),
-				  (unsigned long long)erofs_source_size(src));
+		ret = erofs_error(
+			err, ret, EROFS_NO_NID, part->offset,
+			"GPT partition %u runs past the end of %s (%llu bytes)",
+			part->index, erofs_source_name(src),
+			(unsigned long long)erofs_source_size(src));
 	snprintf(name, sizeof(name), "%s, partition %u%s%s",
 		 erofs_source_name(src), part->index, part->label[0] ? " " : "",
 		 part->label);

@@ -16,11 +16,11 @@
 struct erofs_verity {
 	struct erofs_verity_info info;
 	const struct erofs_source *data, *hash;
-	unsigned int digest_size;	/* 32: sha256 */
-	unsigned int slot_size;		/* a digest's room in a hash block */
+	unsigned int digest_size; /* 32: sha256 */
+	unsigned int slot_size; /* a digest's room in a hash block */
 	uint64_t level_start[VERITY_LEVELS_MAX]; /* byte in hash; 0: leaves */
 	uint64_t level_blocks[VERITY_LEVELS_MAX];
-	uint8_t *upper;		/* levels 1.. in a row, read and checked */
+	uint8_t *upper; /* levels 1.. in a row, read and checked */
 	uint64_t upper_first[VERITY_LEVELS_MAX]; /* index in upper, by level */
 };
 
@@ -79,9 +79,10 @@ static int verity_parse_sb(struct erofs_verity *v, const uint8_t *sb,
 		return verity_bad(err, -EOPNOTSUPP, at, msg);
 	}
 	if (strcmp(i->algorithm, "sha256")) {
-		snprintf(msg, sizeof(msg),
-			 "superblock: hash algorithm %.31s; this build checks sha256",
-			 i->algorithm);
+		snprintf(
+			msg, sizeof(msg),
+			"superblock: hash algorithm %.31s; this build checks sha256",
+			i->algorithm);
 		return verity_bad(err, -EOPNOTSUPP, at, msg);
 	}
 	if (i->salt_size > EROFS_VERITY_SALT_MAX) {
@@ -105,9 +106,10 @@ static int verity_geometry(struct erofs_verity *v, uint64_t tree_start,
 	if (!is_pow2(i->data_block_size) || i->data_block_size < 512 ||
 	    i->data_block_size > 65536 || !is_pow2(i->hash_block_size) ||
 	    i->hash_block_size < 512 || i->hash_block_size > 65536) {
-		snprintf(msg, sizeof(msg),
-			 "superblock: data blocks of %u bytes, hash blocks of %u (powers of two from 512 to 65536)",
-			 i->data_block_size, i->hash_block_size);
+		snprintf(
+			msg, sizeof(msg),
+			"superblock: data blocks of %u bytes, hash blocks of %u (powers of two from 512 to 65536)",
+			i->data_block_size, i->hash_block_size);
 		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
 	}
 	if (!blocks)
@@ -132,18 +134,19 @@ static int verity_geometry(struct erofs_verity *v, uint64_t tree_start,
 		pos += v->level_blocks[l] * i->hash_block_size;
 	}
 	if (pos > erofs_source_size(v->hash)) {
-		snprintf(msg, sizeof(msg),
-			 "tree: %u levels end at byte %llu, past the end of the hash device (%llu bytes)",
-			 i->levels, (unsigned long long)pos,
-			 (unsigned long long)erofs_source_size(v->hash));
+		snprintf(
+			msg, sizeof(msg),
+			"tree: %u levels end at byte %llu, past the end of the hash device (%llu bytes)",
+			i->levels, (unsigned long long)pos,
+			(unsigned long long)erofs_source_size(v->hash));
 		return verity_bad(err, -EFSCORRUPTED, EROFS_NO_OFFSET, msg);
 	}
 	if (i->data_blocks > erofs_source_size(v->data) / i->data_block_size) {
-		snprintf(msg, sizeof(msg),
-			 "superblock: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
-			 (unsigned long long)i->data_blocks,
-			 i->data_block_size,
-			 (unsigned long long)erofs_source_size(v->data));
+		snprintf(
+			msg, sizeof(msg),
+			"superblock: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
+			(unsigned long long)i->data_blocks, i->data_block_size,
+			(unsigned long long)erofs_source_size(v->data));
 		return verity_bad(err, -EFSCORRUPTED, EROFS_NO_OFFSET, msg);
 	}
 	return 0;
@@ -191,8 +194,8 @@ static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
 	}
 	v->upper = malloc(total ? total * i->hash_block_size : 1);
 	if (!v->upper)
-		return erofs_error(err, -ENOMEM, EROFS_NO_NID,
-				   EROFS_NO_OFFSET, "out of memory");
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
 	for (l = i->levels; l-- > 1;) {
 		for (k = 0; k < v->level_blocks[l]; k++) {
 			uint8_t *b = v->upper + (v->upper_first[l] + k) *
@@ -215,9 +218,10 @@ static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
 					 "tree: its root hash is %s, not %s",
 					 got, want);
 			else
-				snprintf(msg, sizeof(msg),
-					 "tree: hash block %llu of level %u fails its hash",
-					 (unsigned long long)k, l);
+				snprintf(
+					msg, sizeof(msg),
+					"tree: hash block %llu of level %u fails its hash",
+					(unsigned long long)k, l);
 			return verity_bad(err, -EFSCORRUPTED, at, msg);
 		}
 	}
@@ -234,8 +238,8 @@ static int verity_check_top_leaf(struct erofs_verity *v, const uint8_t *root,
 	int ret;
 
 	if (!b)
-		return erofs_error(err, -ENOMEM, EROFS_NO_NID,
-				   EROFS_NO_OFFSET, "out of memory");
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
 	ret = erofs_source_read(v->hash, b, v->info.hash_block_size,
 				v->level_start[0], err);
 	if (!ret) {
@@ -244,7 +248,8 @@ static int verity_check_top_leaf(struct erofs_verity *v, const uint8_t *root,
 			hex(digest, v->digest_size, got);
 			hex(root, v->digest_size, want);
 			snprintf(msg, sizeof(msg),
-				 "tree: its root hash is %s, not %s", got, want);
+				 "tree: its root hash is %s, not %s", got,
+				 want);
 			ret = verity_bad(err, -EFSCORRUPTED, v->level_start[0],
 					 msg);
 		}
@@ -263,35 +268,36 @@ int erofs_verity_open(struct erofs_verity **out,
 
 	*out = NULL;
 	if (!v)
-		return erofs_error(err, -ENOMEM, EROFS_NO_NID,
-				   EROFS_NO_OFFSET, "out of memory");
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
 	v->data = o->data;
 	v->hash = o->hash;
 	ret = erofs_source_read(o->hash, sb, sizeof(sb), o->hash_offset, err);
 	if (!ret)
 		ret = verity_parse_sb(v, sb, o->hash_offset, err);
 	if (!ret)
-		ret = verity_geometry(v, o->hash_offset +
-						 v->info.hash_block_size, err);
+		ret = verity_geometry(
+			v, o->hash_offset + v->info.hash_block_size, err);
 	if (!ret && o->root_len != v->digest_size) {
 		snprintf(msg, sizeof(msg),
-			 "root hash of %zu bytes, not the %u of %s", o->root_len,
-			 v->digest_size, v->info.algorithm);
+			 "root hash of %zu bytes, not the %u of %s",
+			 o->root_len, v->digest_size, v->info.algorithm);
 		ret = verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
 	}
 	/* a tree in the image itself must lie past the data it covers */
 	if (!ret && o->hash == o->data &&
 	    o->hash_offset < v->info.data_blocks * v->info.data_block_size) {
-		snprintf(msg, sizeof(msg),
-			 "tree at byte %llu, inside the %llu data blocks it covers",
-			 (unsigned long long)o->hash_offset,
-			 (unsigned long long)v->info.data_blocks);
+		snprintf(
+			msg, sizeof(msg),
+			"tree at byte %llu, inside the %llu data blocks it covers",
+			(unsigned long long)o->hash_offset,
+			(unsigned long long)v->info.data_blocks);
 		ret = verity_bad(err, -EINVAL, o->hash_offset, msg);
 	}
 	if (!ret)
-		ret = v->info.levels > 1 ? verity_read_upper(v, o->root, err)
-					 : verity_check_top_leaf(v, o->root,
-								 err);
+		ret = v->info.levels > 1
+			      ? verity_read_upper(v, o->root, err)
+			      : verity_check_top_leaf(v, o->root, err);
 	if (ret) {
 		erofs_verity_close(v);
 		return ret;
@@ -314,8 +320,7 @@ const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v)
 }
 
 int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
-			    uint64_t *bad, size_t *nbad,
-			    struct erofs_err *err)
+			    uint64_t *bad, size_t *nbad, struct erofs_err *err)
 {
 	const struct erofs_verity_info *i = &v->info;
 	uint64_t at = v->level_start[0] + leaf * i->hash_block_size;
@@ -330,8 +335,9 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 				  "leaf past the tree");
 	hb = malloc(i->hash_block_size);
 	db = malloc(i->data_block_size);
-	ret = hb && db ? 0 : erofs_error(err, -ENOMEM, EROFS_NO_NID,
-					 EROFS_NO_OFFSET, "out of memory");
+	ret = hb && db ? 0
+		       : erofs_error(err, -ENOMEM, EROFS_NO_NID,
+				     EROFS_NO_OFFSET, "out of memory");
 	if (!ret)
 		ret = erofs_source_read(v->hash, hb, i->hash_block_size, at,
 					err);
@@ -346,8 +352,8 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 			ret = verity_bad(err, -EFSCORRUPTED, at, msg);
 		}
 	}
-	for (k = first; !ret && k < i->data_blocks && k < first + i->data_per_leaf;
-	     k++) {
+	for (k = first;
+	     !ret && k < i->data_blocks && k < first + i->data_per_leaf; k++) {
 		ret = erofs_source_read(v->data, db, i->data_block_size,
 					k * i->data_block_size, err);
 		if (ret)

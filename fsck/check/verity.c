@@ -95,15 +95,15 @@ int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
 	} else {
 		end = img->devs[0].offset + img->blocks * img->blksz;
 		if (cfg->hash_offset < end) {
-			report_usage(rep,
-				     "--hash-offset=%llu lies inside the filesystem, whose blocks end at byte %llu",
-				     (unsigned long long)cfg->hash_offset,
-				     (unsigned long long)end);
+			report_usage(
+				rep,
+				"--hash-offset=%llu lies inside the filesystem, whose blocks end at byte %llu",
+				(unsigned long long)cfg->hash_offset,
+				(unsigned long long)end);
 			return -EINVAL;
 		}
 	}
-	return verity_open_tree(vc, img, rep, cfg->hash_offset, root,
-				root_len);
+	return verity_open_tree(vc, img, rep, cfg->hash_offset, root, root_len);
 }
 
 int verity_open_paired(struct verity_check *vc, struct erofs_image *img,
@@ -112,9 +112,10 @@ int verity_open_paired(struct verity_check *vc, struct erofs_image *img,
 {
 	verity_init(vc);
 	vc->hash = hash;
-	report_msg(rep, FSCK_LVL_INFO,
-		   "%s: the dm-verity tree of %s, its root hash from the partitions' UUIDs",
-		   rep->image, what);
+	report_msg(
+		rep, FSCK_LVL_INFO,
+		"%s: the dm-verity tree of %s, its root hash from the partitions' UUIDs",
+		rep->image, what);
 	return verity_open_tree(vc, img, rep, 0, root, root_len);
 }
 
@@ -182,7 +183,6 @@ int verity_leaf_task(void *worker, void *arg)
 	} else {
 		ret = -ENOMEM;
 	}
-	vc->blocks_checked += per;
 	pthread_mutex_unlock(&vc->lock);
 	free(bad);
 	return ret == -ENOMEM ? ret : 0;
@@ -226,10 +226,11 @@ int verity_sort(struct verity_check *vc, struct report *rep)
 		report_nomem(rep, NULL);
 		return -ENOMEM;
 	}
-	report_msg(rep, FSCK_LVL_INFO,
-		   "dm-verity: %llu data blocks of %u bytes checked (sha256, %u levels), %zu fail",
-		   (unsigned long long)i->data_blocks, i->data_block_size,
-		   i->levels, vc->nbad);
+	report_msg(
+		rep, FSCK_LVL_INFO,
+		"dm-verity: %llu data blocks of %u bytes checked (sha256, %u levels), %zu fail",
+		(unsigned long long)i->data_blocks, i->data_block_size,
+		i->levels, vc->nbad);
 	return vc->read_error ? -vc->read_error : 0;
 }
 
@@ -251,8 +252,8 @@ static size_t first_bad_from(const struct verity_check *vc, uint64_t b)
 
 /* One failed block b that u uses, as loc's problem. */
 static void verity_name(const struct verity_check *vc, struct report *rep,
-			const struct fsck_loc *loc,
-			const struct verity_use *u, uint64_t start, uint64_t b)
+			const struct fsck_loc *loc, const struct verity_use *u,
+			uint64_t start, uint64_t b)
 {
 	uint64_t from = b * vc->block_size, lo, hi;
 
@@ -276,11 +277,11 @@ static void verity_name(const struct verity_check *vc, struct report *rep,
 	hi = from + vc->block_size - start;
 	if (hi > u->len)
 		hi = u->len;
-	report_problem(rep, loc,
-		       "bytes %llu to %llu: data block %llu fails its verity hash",
-		       (unsigned long long)(u->la + lo),
-		       (unsigned long long)(u->la + hi - 1),
-		       (unsigned long long)b);
+	report_problem(
+		rep, loc,
+		"bytes %llu to %llu: data block %llu fails its verity hash",
+		(unsigned long long)(u->la + lo),
+		(unsigned long long)(u->la + hi - 1), (unsigned long long)b);
 }
 
 void verity_claim(struct verity_check *vc, struct report *rep,

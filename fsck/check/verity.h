@@ -28,17 +28,16 @@ struct fsck_cfg;
 
 struct verity_check {
 	struct erofs_verity *v;
-	struct erofs_source *hash;	/* HASHFILE's, if not IMAGE's */
-	uint64_t image_start;	/* where EROFS starts in the data device */
-	uint32_t block_size;	/* of the data blocks */
-	pthread_mutex_t lock;	/* of what the leaf tasks add */
-	uint64_t *bad;		/* data blocks that fail, sorted after */
+	struct erofs_source *hash; /* HASHFILE's, if not IMAGE's */
+	uint64_t image_start; /* where EROFS starts in the data device */
+	uint32_t block_size; /* of the data blocks */
+	pthread_mutex_t lock; /* of what the leaf tasks add */
+	uint64_t *bad; /* data blocks that fail, sorted after */
 	size_t nbad, capbad;
-	uint64_t *bad_leaves;	/* leaves that fail: their blocks unchecked */
+	uint64_t *bad_leaves; /* leaves that fail: their blocks unchecked */
 	size_t nbad_leaves, capleaves;
-	int read_error;		/* the first failed read, errno */
-	uint8_t *claimed;	/* atomic, one a bad block: a user named it */
-	uint64_t blocks_checked;
+	int read_error; /* the first failed read, errno */
+	uint8_t *claimed; /* atomic, one a bad block: a user named it */
 };
 
 /*
@@ -73,10 +72,10 @@ int verity_sort(struct verity_check *vc, struct report *rep);
 
 /* What uses bytes of the image. */
 struct verity_use {
-	uint64_t pos, len;	/* the bytes, in the EROFS image */
-	bool inode;		/* the inode itself; else file data: */
-	bool raw;		/* stored as they are read, from byte la on */
-	uint64_t la, llen;	/* the extent in the file */
+	uint64_t pos, len; /* the bytes, in the EROFS image */
+	bool inode; /* the inode itself; else file data: */
+	bool raw; /* stored as they are read, from byte la on */
+	uint64_t la, llen; /* the extent in the file */
 };
 
 /* What loc names uses u: report each failed block among its bytes. */

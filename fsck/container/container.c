@@ -537,8 +537,8 @@ static void uuid_bytes(const uint8_t guid[16], uint8_t out[16])
  * The one partition of type "<type of part>-verity" (root-x86-64-verity
  * for root-x86-64), or NULL.
  */
-static const struct erofs_gpt_part *gpt_verity_of(const struct erofs_gpt *gpt,
-						  const struct erofs_gpt_part *part)
+static const struct erofs_gpt_part *
+gpt_verity_of(const struct erofs_gpt *gpt, const struct erofs_gpt_part *part)
 {
 	const struct erofs_gpt_part *found = NULL;
 	size_t n;
@@ -605,13 +605,14 @@ static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret) {
 		snprintf(name, sizeof(name), "%u%s%.*s", part->index,
 			 part->label[0] ? " " : "", 40, part->label);
-		report_msg(rep, FSCK_LVL_INFO,
-			   "%s: GPT partition %s (%s), %llu bytes at byte %llu, holds %s",
-			   rep->image, name,
-			   part->type_name ? part->type_name : "other type",
-			   (unsigned long long)part->size,
-			   (unsigned long long)part->offset,
-			   container_content(*src));
+		report_msg(
+			rep, FSCK_LVL_INFO,
+			"%s: GPT partition %s (%s), %llu bytes at byte %llu, holds %s",
+			rep->image, name,
+			part->type_name ? part->type_name : "other type",
+			(unsigned long long)part->size,
+			(unsigned long long)part->offset,
+			container_content(*src));
 		ret = cfg->write_image ? 0 : holds_erofs(cfg, rep, *src, name);
 		if (ret) {
 			erofs_source_close(*src);

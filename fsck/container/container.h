@@ -33,9 +33,9 @@
  * partition's UUID then the verity partition's.
  */
 struct container_verity {
-	struct erofs_source *hash;	/* NULL: none */
+	struct erofs_source *hash; /* NULL: none */
 	uint8_t root[32];
-	char what[64];			/* what names it in messages */
+	char what[64]; /* what names it in messages */
 };
 
 int container_open(const struct fsck_cfg *cfg, struct report *rep,

@@ -322,8 +322,7 @@ static void put_gpt_summary(const struct erofs_gpt *gpt, const char *image)
 
 	erofs_gpt_guid_text(gpt->disk_uuid, guid);
 	printf("# %s: GPT, %u-byte sectors, disk GUID %s, usable sectors %llu to %llu%s%s\n",
-	       image, gpt->sector, guid,
-	       (unsigned long long)gpt->first_usable,
+	       image, gpt->sector, guid, (unsigned long long)gpt->first_usable,
 	       (unsigned long long)gpt->last_usable,
 	       gpt->used_backup ? "; read from the backup header: " : "",
 	       gpt->used_backup ? gpt->damage.msg : "");

@@ -83,8 +83,7 @@ static int strip_first(struct stripper *s, const struct walk_entry *e,
 	return 0;
 }
 
-static int strip_entry(void *arg, const struct walk_entry *e,
-		       void **dir_state)
+static int strip_entry(void *arg, const struct walk_entry *e, void **dir_state)
 {
 	struct stripper *s = arg;
 	struct strip_dir *d = NULL;

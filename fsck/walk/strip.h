@@ -24,8 +24,8 @@ struct stripper {
 	unsigned int n;
 	struct walk_visitor inner;
 	struct report *rep;
-	struct nidset handed;	/* non-directories handed on */
-	struct nidset left;	/* hard-linked ones left out at a name */
+	struct nidset handed; /* non-directories handed on */
+	struct nidset left; /* hard-linked ones left out at a name */
 };
 
 /* Make v, the visitor to give walk_tree(), stripping what goes to inner. */

@@ -22,24 +22,24 @@
 #define EROFS_GPT_LABEL_MAX (36 * 3)
 
 struct erofs_gpt_part {
-	uint32_t index;		/* 1-based, in the entry array */
-	uint8_t type[16];	/* GUIDs as stored: mixed-endian */
+	uint32_t index; /* 1-based, in the entry array */
+	uint8_t type[16]; /* GUIDs as stored: mixed-endian */
 	uint8_t uuid[16];
-	uint64_t first_lba, last_lba;	/* last inclusive */
+	uint64_t first_lba, last_lba; /* last inclusive */
 	uint64_t attrs;
-	uint64_t offset, size;	/* bytes */
+	uint64_t offset, size; /* bytes */
 	char label[EROFS_GPT_LABEL_MAX + 1];
-	const char *type_name;	/* "root-x86-64", "esp", ...; or NULL */
+	const char *type_name; /* "root-x86-64", "esp", ...; or NULL */
 };
 
 struct erofs_gpt {
-	uint32_t sector;	/* logical sector size: 512 or 4096 */
+	uint32_t sector; /* logical sector size: 512 or 4096 */
 	uint8_t disk_uuid[16];
 	uint64_t first_usable, last_usable;
 	/* the primary header or its entries were damaged: damage says how */
 	bool used_backup;
 	struct erofs_err damage;
-	struct erofs_gpt_part *parts;	/* used entries, in entry order */
+	struct erofs_gpt_part *parts; /* used entries, in entry order */
 	uint32_t nparts;
 };
 

@@ -25,24 +25,24 @@
 #define EROFS_VERITY_SALT_MAX 256
 
 struct erofs_verity_opts {
-	const struct erofs_source *data;	/* the data device: IMAGE */
-	const struct erofs_source *hash;	/* may be data itself */
-	uint64_t hash_offset;	/* the superblock's byte in hash */
-	const uint8_t *root;	/* the root hash expected */
+	const struct erofs_source *data; /* the data device: IMAGE */
+	const struct erofs_source *hash; /* may be data itself */
+	uint64_t hash_offset; /* the superblock's byte in hash */
+	const uint8_t *root; /* the root hash expected */
 	size_t root_len;
 };
 
 /* What the superblock says. */
 struct erofs_verity_info {
-	uint32_t hash_type;	/* 1: salt first; 0: salt last (Chrome OS) */
+	uint32_t hash_type; /* 1: salt first; 0: salt last (Chrome OS) */
 	char algorithm[32];
 	uint32_t data_block_size, hash_block_size;
 	uint64_t data_blocks;
 	uint16_t salt_size;
 	uint8_t salt[EROFS_VERITY_SALT_MAX];
 	unsigned int levels;
-	uint64_t leaf_blocks;	/* hash blocks of the lowest level */
-	uint64_t data_per_leaf;	/* data blocks one leaf block covers */
+	uint64_t leaf_blocks; /* hash blocks of the lowest level */
+	uint64_t data_per_leaf; /* data blocks one leaf block covers */
 };
 
 struct erofs_verity;
@@ -70,7 +70,6 @@ const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v);
  * -EFSCORRUPTED, *nbad 0, err saying so. -EIO for a failed read.
  */
 int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
-			    uint64_t *bad, size_t *nbad,
-			    struct erofs_err *err);
+			    uint64_t *bad, size_t *nbad, struct erofs_err *err);
 
 #endif
