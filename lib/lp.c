@@ -736,17 +736,13 @@ int erofs_lp_open_partition(struct erofs_source **out,
 	}
 	snprintf(name, sizeof(name), "%s, partition %s", erofs_source_name(src),
 		 part->name);
-	if (!ret)
-		ret = erofs_source_derive(out, src, EROFS_SOURCE_PARTITION,
-					  name, err);
-	if (!ret && erofs_source_set_segs(*out, &t)) {
-		erofs_source_close(*out);
-		*out = NULL;
-		ret = -ENOMEM;
-	}
 	if (ret == -ENOMEM)
 		ret = erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				  "out of memory");
-	free(t.segs);
-	return ret;
+	if (ret) {
+		free(t.segs);
+		return ret;
+	}
+	return erofs_source_derive(out, src, EROFS_SOURCE_PARTITION, name, &t,
+				   err);
 }

@@ -117,21 +117,32 @@ int erofs_source_open(struct erofs_source **out, const char *path, int fd,
 int erofs_source_derive(struct erofs_source **out,
 			const struct erofs_source *base,
 			enum erofs_source_kind kind, const char *name,
-			struct erofs_err *err)
+			struct erofs_seg_table *t, struct erofs_err *err)
 {
-	int fd = fcntl(base->fd, F_DUPFD_CLOEXEC, 0);
+	int fd = fcntl(base->fd, F_DUPFD_CLOEXEC, 0), ret = 0;
 
 	*out = NULL;
-	if (fd < 0)
-		return erofs_error(err, -errno, EROFS_NO_NID, EROFS_NO_OFFSET,
-				   "%s: %s", base->name, strerror(errno));
+	if (fd < 0) {
+		ret = erofs_error(err, -errno, EROFS_NO_NID, EROFS_NO_OFFSET,
+				  "%s: %s", base->name, strerror(errno));
+		goto out;
+	}
 	*out = source_new(fd, name);
 	if (!*out) {
 		close(fd);
-		return no_memory(err);
+		ret = no_memory(err);
+		goto out;
 	}
 	(*out)->kind = kind;
-	return 0;
+	if (erofs_source_set_segs(*out, t)) {
+		erofs_source_close(*out);
+		*out = NULL;
+		ret = no_memory(err);
+	}
+out:
+	free(t->segs);
+	t->segs = NULL;
+	return ret;
 }
 
 void erofs_source_close(struct erofs_source *src)

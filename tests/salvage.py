@@ -142,8 +142,9 @@ class Case:
         return ranges, out
 
 
-def pcluster_damage(img):
-    zmap = corrupt.CompressedMap(img, img.lookup(b"mixed.bin"))
+def first_pcluster_filled(img, inode):
+    """the image with inode's first compressed pcluster all 0xFF"""
+    zmap = corrupt.CompressedMap(img, inode)
     head, blkaddr = zmap.compressed_head()
     start = blkaddr * img.bs
     length = zmap.pcluster_blocks(head) * img.bs
@@ -151,18 +152,15 @@ def pcluster_damage(img):
     def fill(buf):
         buf[start:start + length] = b"\xff" * length
     return corrupt.edit(img, fill)
+
+
+def pcluster_damage(img):
+    return first_pcluster_filled(img, img.lookup(b"mixed.bin"))
 
 
 def packed_damage(img):
     nid = le64(img.data, corrupt.SB + 96)
-    zmap = corrupt.CompressedMap(img, corrupt.Inode(img, nid))
-    head, blkaddr = zmap.compressed_head()
-    start = blkaddr * img.bs
-    length = zmap.pcluster_blocks(head) * img.bs
-
-    def fill(buf):
-        buf[start:start + length] = b"\xff" * length
-    return corrupt.edit(img, fill)
+    return first_pcluster_filled(img, corrupt.Inode(img, nid))
 
 
 def subdir_damage(img, dirname):

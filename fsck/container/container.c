@@ -290,8 +290,10 @@ int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 	return ret;
 }
 
-/* Is src a super image? 1 or 0, or a negative errno after reporting. */
-static int detect_super(struct report *rep, const struct erofs_source *src)
+/* Does src hold what detect looks for? 1 or 0, or -errno after reporting. */
+static int detect_with(struct report *rep, const struct erofs_source *src,
+		       int (*detect)(const struct erofs_source *src,
+				     struct erofs_err *err))
 {
 	struct fsck_loc loc = { .label = rep->image,
 				.nid = EROFS_NO_NID,
@@ -300,10 +302,16 @@ static int detect_super(struct report *rep, const struct erofs_source *src)
 	int ret;
 
 	erofs_err_clear(&err);
-	ret = erofs_lp_detect(src, &err);
+	ret = detect(src, &err);
 	if (ret < 0)
 		report_lib_error(rep, &loc, &err, ret);
 	return ret;
+}
+
+/* Is src a super image? 1 or 0, or a negative errno after reporting. */
+static int detect_super(struct report *rep, const struct erofs_source *src)
+{
+	return detect_with(rep, src, erofs_lp_detect);
 }
 
 int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
@@ -421,17 +429,7 @@ static int open_partition(const struct fsck_cfg *cfg, struct report *rep,
 
 int container_detect_gpt(struct report *rep, const struct erofs_source *src)
 {
-	struct fsck_loc loc = { .label = rep->image,
-				.nid = EROFS_NO_NID,
-				.offset = EROFS_NO_OFFSET };
-	struct erofs_err err;
-	int ret;
-
-	erofs_err_clear(&err);
-	ret = erofs_gpt_detect(src, &err);
-	if (ret < 0)
-		report_lib_error(rep, &loc, &err, ret);
-	return ret;
+	return detect_with(rep, src, erofs_gpt_detect);
 }
 
 int container_read_gpt(struct report *rep, const struct erofs_source *src,
