@@ -204,9 +204,11 @@ int verity_sort(struct verity_check *vc, struct report *rep)
 	uint64_t first, last;
 	size_t k;
 
-	qsort(vc->bad, vc->nbad, sizeof(*vc->bad), u64_order);
-	qsort(vc->bad_leaves, vc->nbad_leaves, sizeof(*vc->bad_leaves),
-	      u64_order);
+	if (vc->nbad)
+		qsort(vc->bad, vc->nbad, sizeof(*vc->bad), u64_order);
+	if (vc->nbad_leaves)
+		qsort(vc->bad_leaves, vc->nbad_leaves,
+		      sizeof(*vc->bad_leaves), u64_order);
 	for (k = 0; k < vc->nbad_leaves; k++) {
 		first = vc->bad_leaves[k] * i->data_per_leaf;
 		last = first + i->data_per_leaf - 1;
