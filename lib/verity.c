@@ -319,12 +319,46 @@ const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v)
 	return &v->info;
 }
 
+/*
+ * Data blocks [k, end) in reads of up to VERITY_READ_BYTES (one block at
+ * the least): a read a block was a system call for every 4 KiB.
+ */
+#define VERITY_READ_BYTES (1u << 20)
+
+static int verity_check_data(const struct erofs_verity *v, const uint8_t *hb,
+			     uint64_t first, uint64_t end, uint8_t *db,
+			     size_t per_read, uint64_t *bad, size_t *nbad,
+			     struct erofs_err *err)
+{
+	const struct erofs_verity_info *i = &v->info;
+	uint8_t digest[EROFS_SHA256_LEN];
+	uint64_t k, j, n;
+	int ret;
+
+	for (k = first; k < end; k += n) {
+		n = end - k < per_read ? end - k : per_read;
+		ret = erofs_source_read(v->data, db, n * i->data_block_size,
+					k * i->data_block_size, err);
+		if (ret)
+			return ret;
+		for (j = 0; j < n; j++) {
+			verity_digest(v, db + j * i->data_block_size,
+				      i->data_block_size, digest);
+			if (memcmp(digest, hb + (k + j - first) * v->slot_size,
+				   v->digest_size))
+				bad[(*nbad)++] = k + j;
+		}
+	}
+	return 0;
+}
+
 int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 			    uint64_t *bad, size_t *nbad, struct erofs_err *err)
 {
 	const struct erofs_verity_info *i = &v->info;
 	uint64_t at = v->level_start[0] + leaf * i->hash_block_size;
-	uint64_t first = leaf * i->data_per_leaf, k;
+	uint64_t first = leaf * i->data_per_leaf, end;
+	size_t per_read = VERITY_READ_BYTES / i->data_block_size;
 	uint8_t digest[EROFS_SHA256_LEN], *hb, *db;
 	char msg[120];
 	int ret;
@@ -333,8 +367,15 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 	if (leaf >= i->leaf_blocks)
 		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
 				  "leaf past the tree");
+	end = first + i->data_per_leaf;
+	if (end > i->data_blocks)
+		end = i->data_blocks;
+	if (!per_read)
+		per_read = 1;
+	if (per_read > end - first)
+		per_read = (size_t)(end - first);
 	hb = malloc(i->hash_block_size);
-	db = malloc(i->data_block_size);
+	db = malloc(per_read * i->data_block_size);
 	ret = hb && db ? 0
 		       : erofs_error(err, -ENOMEM, EROFS_NO_NID,
 				     EROFS_NO_OFFSET, "out of memory");
@@ -352,17 +393,9 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 			ret = verity_bad(err, -EFSCORRUPTED, at, msg);
 		}
 	}
-	for (k = first;
-	     !ret && k < i->data_blocks && k < first + i->data_per_leaf; k++) {
-		ret = erofs_source_read(v->data, db, i->data_block_size,
-					k * i->data_block_size, err);
-		if (ret)
-			break;
-		verity_digest(v, db, i->data_block_size, digest);
-		if (memcmp(digest, hb + (k - first) * v->slot_size,
-			   v->digest_size))
-			bad[(*nbad)++] = k;
-	}
+	if (!ret)
+		ret = verity_check_data(v, hb, first, end, db, per_read, bad,
+					nbad, err);
 	free(hb);
 	free(db);
 	return ret;
