@@ -525,10 +525,7 @@ int erofs_gpt_open_partition(struct erofs_source **out,
 {
 	struct erofs_seg_table t = { 0 };
 	char name[PATH_MAX];
-	int ret;
-
-	*out = NULL;
-	ret = erofs_source_cut(src, part->offset, part->size, &t);
+	int ret = erofs_source_cut(src, part->offset, part->size, &t);
 	if (ret == -EFSCORRUPTED)
 		ret = erofs_error(
 			err, ret, EROFS_NO_NID, part->offset,
@@ -538,13 +535,5 @@ int erofs_gpt_open_partition(struct erofs_source **out,
 	snprintf(name, sizeof(name), "%s, partition %u%s%s",
 		 erofs_source_name(src), part->index, part->label[0] ? " " : "",
 		 part->label);
-	if (ret == -ENOMEM)
-		ret = erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
-				  "out of memory");
-	if (ret) {
-		free(t.segs);
-		return ret;
-	}
-	return erofs_source_derive(out, src, EROFS_SOURCE_PARTITION, name, &t,
-				   err);
+	return erofs_source_partition(out, src, name, &t, ret, err);
 }

@@ -736,13 +736,5 @@ int erofs_lp_open_partition(struct erofs_source **out,
 	}
 	snprintf(name, sizeof(name), "%s, partition %s", erofs_source_name(src),
 		 part->name);
-	if (ret == -ENOMEM)
-		ret = erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
-				  "out of memory");
-	if (ret) {
-		free(t.segs);
-		return ret;
-	}
-	return erofs_source_derive(out, src, EROFS_SOURCE_PARTITION, name, &t,
-				   err);
+	return erofs_source_partition(out, src, name, &t, ret, err);
 }

@@ -114,14 +114,17 @@ int erofs_source_open(struct erofs_source **out, const char *path, int fd,
 	return 0;
 }
 
-int erofs_source_derive(struct erofs_source **out,
-			const struct erofs_source *base,
-			enum erofs_source_kind kind, const char *name,
-			struct erofs_seg_table *t, struct erofs_err *err)
+int erofs_source_partition(struct erofs_source **out,
+			   const struct erofs_source *base, const char *name,
+			   struct erofs_seg_table *t, int built,
+			   struct erofs_err *err)
 {
-	int fd = fcntl(base->fd, F_DUPFD_CLOEXEC, 0), ret = 0;
+	int fd, ret = built == -ENOMEM ? no_memory(err) : built;
 
 	*out = NULL;
+	if (ret)
+		goto out;
+	fd = fcntl(base->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0) {
 		ret = erofs_error(err, -errno, EROFS_NO_NID, EROFS_NO_OFFSET,
 				  "%s: %s", base->name, strerror(errno));
@@ -133,7 +136,7 @@ int erofs_source_derive(struct erofs_source **out,
 		ret = no_memory(err);
 		goto out;
 	}
-	(*out)->kind = kind;
+	(*out)->kind = EROFS_SOURCE_PARTITION;
 	if (erofs_source_set_segs(*out, t)) {
 		erofs_source_close(*out);
 		*out = NULL;

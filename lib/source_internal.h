@@ -76,14 +76,16 @@ int erofs_source_cut(const struct erofs_source *base, uint64_t pos,
 		     uint64_t len, struct erofs_seg_table *t);
 
 /*
- * A source of the runs of t (a partition's), reading base's file, named
- * name; t's runs are freed whatever happens. 0, or a negative errno with
- * err saying why.
+ * A partition's source: the runs of t, reading base's file, named name.
+ * built is what building t came to (0, or the -errno erofs_seg_add() or
+ * erofs_source_cut() returned, err already saying why but for -ENOMEM);
+ * t's runs are freed whatever happens. 0, or a negative errno with err
+ * saying why.
  */
-int erofs_source_derive(struct erofs_source **out,
-			const struct erofs_source *base,
-			enum erofs_source_kind kind, const char *name,
-			struct erofs_seg_table *t, struct erofs_err *err);
+int erofs_source_partition(struct erofs_source **out,
+			   const struct erofs_source *base, const char *name,
+			   struct erofs_seg_table *t, int built,
+			   struct erofs_err *err);
 
 /* sparse.c: index the sparse image open in src (file_size bytes). */
 int erofs_sparse_index(struct erofs_source *src, uint64_t file_size,
