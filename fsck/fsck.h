@@ -40,6 +40,14 @@ struct fsck_cfg {
 	const char *root_hash; /* --root-hash=HEX */
 	uint64_t hash_offset; /* --hash-offset */
 	bool have_hash_offset;
+	bool no_verity; /* --no-verity: not the tree IMAGE carries */
+	bool no_superblock; /* --no-superblock: the tree's parameters: */
+	const char *verity_hash; /* --hash, "sha256" */
+	uint32_t data_block_size, hash_block_size; /* 4096 */
+	uint64_t data_blocks; /* --data-blocks; 0: the whole data device */
+	const char *salt; /* --salt=HEX; NULL: none */
+	uint32_t verity_format; /* --verity-format, 1 */
+	bool have_tree_params; /* any of --hash to --verity-format */
 	int64_t modify_window;		/* --modify-window, -1 if not given */
 	int preserve_owner;		/* -1: as root only */
 	int preserve_perms;		/* -1: as root only */

@@ -142,8 +142,10 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 	*base = NULL;
 	if (cfg->has_nid) {
 		if (nid_past_end(ctx->img, cfg->nid)) {
-			report_usage(rep, "--nid=%llu: past the end of the inode area of %s",
-				     (unsigned long long)cfg->nid, rep->image);
+			report_usage(
+				rep,
+				"--nid=%llu: past the end of the inode area of %s",
+				(unsigned long long)cfg->nid, rep->image);
 			return -EINVAL;
 		}
 		wo->start_nid = cfg->nid;
@@ -188,9 +190,8 @@ static void print_summary(const struct checker *ck, struct report *rep,
 		ratio = (double)ck->physical_blocks * 100 /
 			(double)ck->logical_blocks;
 	/* standard output belongs to the listing or the differences, if any */
-	fprintf(ck->cfg->manifest || ck->cfg->list || ck->cfg->compare ?
-			stderr :
-			stdout,
+	fprintf(ck->cfg->manifest || ck->cfg->list || ck->cfg->compare ? stderr
+								       : stdout,
 		"Compression ratio: %.2f(%%)\n", ratio);
 }
 
@@ -202,11 +203,12 @@ static void print_image_info(struct report *rep, const struct erofs_image *img)
 		return;
 	if (erofs_feature_names(img, features, sizeof(features)) < 0)
 		features[0] = '\0';
-	report_msg(rep, FSCK_LVL_INFO,
-		   "%s: block size %u, %llu blocks, root nid %llu, features: %s",
-		   rep->image, img->blksz, (unsigned long long)img->blocks,
-		   (unsigned long long)img->root_nid,
-		   features[0] ? features : "none");
+	report_msg(
+		rep, FSCK_LVL_INFO,
+		"%s: block size %u, %llu blocks, root nid %llu, features: %s",
+		rep->image, img->blksz, (unsigned long long)img->blocks,
+		(unsigned long long)img->root_nid,
+		features[0] ? features : "none");
 }
 
 /* What a run produced, for the JSON report. */
@@ -269,10 +271,10 @@ static int open_extractor(const struct fsck_cfg *cfg, struct report *rep,
 		.force = cfg->force,
 		.overwrite = cfg->overwrite,
 		.keep_existing = cfg->keep_existing,
-		.owner = cfg->preserve_owner < 0 ? is_root() :
-						   cfg->preserve_owner,
-		.perms = cfg->preserve_perms < 0 ? is_root() :
-						   cfg->preserve_perms,
+		.owner = cfg->preserve_owner < 0 ? is_root()
+						 : cfg->preserve_owner,
+		.perms = cfg->preserve_perms < 0 ? is_root()
+						 : cfg->preserve_perms,
 		.xattrs = cfg->xattrs,
 		.sparse = cfg->sparse,
 		.threads = threads,
@@ -326,8 +328,7 @@ static int open_manifest(struct report *rep, struct outputs *outs)
 		report_nomem(rep, NULL);
 		return -ENOMEM;
 	}
-	outputs_add(outs, &manifest_output, manifest,
-		    OUT_XATTRS | OUT_DIGEST);
+	outputs_add(outs, &manifest_output, manifest, OUT_XATTRS | OUT_DIGEST);
 	return 0;
 }
 
@@ -457,7 +458,8 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
 				 unsigned int threads)
 {
 	struct erofs_err err;
-	struct fsck_loc loc = { .label = rep->image, .nid = EROFS_NO_NID,
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 	uint64_t budget;
 	int ret;
@@ -474,7 +476,7 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
 }
 
 /*
- * --verity, or a GPT partition's paired verity partition: the tree's
+ * --verity, or the tree IMAGE carries (container.h): the tree's
  * upper levels against the root hash, then every leaf on the workers,
  * before the walk names the blocks that fail. 0 (with ck->verity set when
  * there is a tree), or a negative errno after reporting; a damaged tree
@@ -482,18 +484,10 @@ static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
  */
 static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
 			struct erofs_image *img, struct checker *ck,
-			struct verity_check *vc, struct container_verity *pair)
+			struct verity_check *vc,
+			struct container_verity *carried)
 {
-	int ret;
-
-	/* a disk image's verity partition, unless the options name a tree */
-	if (pair && pair->hash && !cfg->root_hash) {
-		ret = verity_open_paired(vc, img, rep, pair->hash, pair->root,
-					 sizeof(pair->root), pair->what);
-		pair->hash = NULL;
-	} else {
-		ret = verity_open(vc, cfg, img, rep);
-	}
+	int ret = verity_open(vc, cfg, img, rep, carried);
 
 	if (ret)
 		return ret == -EFSCORRUPTED || ret == 1 ? 0 : ret;
@@ -503,7 +497,7 @@ static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
 
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res,
-		       struct container_verity *pair)
+		       struct container_verity *carried)
 {
 	unsigned int most = cost_threads_most(res->jobs), threads;
 	struct outputs outs = { .n = 0 };
@@ -532,9 +526,11 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		goto out;
 	checker_init(&ck, &ctx, rep, cfg, &outs);
 	/* a dm-verity tree has every block hashed, as decoding reads it */
-	threads = cost_threads(
-		&outs, ck.decode || cfg->root_hash || (pair && pair->hash), img,
-		image_bytes(img), res->jobs);
+	threads = cost_threads(&outs,
+			       ck.decode || cfg->root_hash ||
+				       (carried && carried->found &&
+					!cfg->no_verity),
+			       img, image_bytes(img), res->jobs);
 	if (res->jobs > 1)
 		report_msg(rep, FSCK_LVL_DEBUG,
 			   "-j%u: %u worker threads (CPUs to run on: %u)",
@@ -543,7 +539,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret)
 		ret = sched_start(&sched, &ck, threads);
 	if (!ret)
-		ret = start_verity(cfg, rep, img, &ck, &vc, pair);
+		ret = start_verity(cfg, rep, img, &ck, &vc, carried);
 	if (!ret)
 		ret = walk_image(&ck, rep, &ctx, &wo, res);
 	if (ck.verity && !ret)
@@ -556,13 +552,14 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (x) {
 		extract_get_stats(x, &res->extracted);
 		res->have_extracted = true;
-		report_msg(rep, FSCK_LVL_INFO,
-			   "extracted %llu directories, %llu files, %llu symlinks, %llu special files, %llu further names",
-			   (unsigned long long)res->extracted.dirs,
-			   (unsigned long long)res->extracted.files,
-			   (unsigned long long)res->extracted.symlinks,
-			   (unsigned long long)res->extracted.nodes,
-			   (unsigned long long)res->extracted.links);
+		report_msg(
+			rep, FSCK_LVL_INFO,
+			"extracted %llu directories, %llu files, %llu symlinks, %llu special files, %llu further names",
+			(unsigned long long)res->extracted.dirs,
+			(unsigned long long)res->extracted.files,
+			(unsigned long long)res->extracted.symlinks,
+			(unsigned long long)res->extracted.nodes,
+			(unsigned long long)res->extracted.links);
 	}
 	checker_fini(&ck);
 out:
@@ -583,9 +580,8 @@ static double seconds_since(const struct timespec *start)
 
 /* The JSON report; the exit status, with 8 if it could not be made. */
 static int write_json(const struct fsck_cfg *cfg, struct report *rep,
-		       const struct erofs_image *img,
-		       const struct run_result *res, double elapsed,
-		       int status)
+		      const struct erofs_image *img,
+		      const struct run_result *res, double elapsed, int status)
 {
 	struct json_summary js = {
 		.image = cfg->image,
@@ -627,12 +623,13 @@ static void report_stdout(struct report *rep)
  */
 static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 		      struct erofs_open_opts *oo, struct erofs_image **img,
-		      struct container_verity *pair)
+		      struct container_verity *carried)
 {
-	struct fsck_loc loc = { .label = oo->path, .nid = EROFS_NO_NID,
+	struct fsck_loc loc = { .label = oo->path,
+				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
-	int ret = container_open(cfg, rep, &oo->source, pair);
+	int ret = container_open(cfg, rep, &oo->source, carried);
 
 	if (ret < 0)
 		return ret;
@@ -836,7 +833,7 @@ int main(int argc, char **argv)
 {
 	struct erofs_open_opts oo = { 0 };
 	struct erofs_image *img = NULL;
-	struct container_verity pair = { 0 };
+	struct container_verity carried = { 0 };
 	struct run_result res = { 0 };
 	struct timespec start;
 	struct report rep;
@@ -878,9 +875,10 @@ int main(int argc, char **argv)
 		list_partitions(&cfg, &rep);
 	else if (cfg.write_partitions)
 		write_partitions(&cfg, &rep, &oo, &res);
-	else if (!open_image(&cfg, &rep, &oo, &img, &pair) && !interrupted()) {
+	else if (!open_image(&cfg, &rep, &oo, &img, &carried) &&
+		 !interrupted()) {
 		print_image_info(&rep, img);
-		check_image(&cfg, &rep, img, &res, &pair);
+		check_image(&cfg, &rep, img, &res, &carried);
 	}
 	sig = interrupt_signal();
 	if (sig)
@@ -893,7 +891,7 @@ int main(int argc, char **argv)
 		status = write_json(&cfg, &rep, img, &res,
 				    seconds_since(&start), status);
 	erofs_image_close(img);
-	erofs_source_close(pair.hash);
+	erofs_source_close(carried.hash);
 	cpu_share_fini(&res.cpu);
 	report_fini(&rep);
 	free(cfg.devices);

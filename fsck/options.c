@@ -17,6 +17,7 @@
 #include "erofs/gpt.h"
 #include "erofs/hash.h"
 #include "erofs/lp.h"
+#include "erofs/verity.h"
 #include "fsck.h"
 #include "inputs.h"
 #include "options.h"
@@ -67,6 +68,14 @@ enum {
 	OPT_VERITY,
 	OPT_ROOT_HASH,
 	OPT_HASH_OFFSET,
+	OPT_NO_VERITY,
+	OPT_NO_SUPERBLOCK,
+	OPT_VERITY_HASH,
+	OPT_DATA_BLOCK_SIZE,
+	OPT_HASH_BLOCK_SIZE,
+	OPT_DATA_BLOCKS,
+	OPT_SALT,
+	OPT_VERITY_FORMAT,
 	OPT_TAR_OPTIONS,
 	OPT_COMPRESS,
 	OPT_CAT,
@@ -121,6 +130,14 @@ static const struct option long_options[] = {
 	{ "verity", required_argument, NULL, OPT_VERITY },
 	{ "root-hash", required_argument, NULL, OPT_ROOT_HASH },
 	{ "hash-offset", required_argument, NULL, OPT_HASH_OFFSET },
+	{ "no-verity", no_argument, NULL, OPT_NO_VERITY },
+	{ "no-superblock", no_argument, NULL, OPT_NO_SUPERBLOCK },
+	{ "hash", required_argument, NULL, OPT_VERITY_HASH },
+	{ "data-block-size", required_argument, NULL, OPT_DATA_BLOCK_SIZE },
+	{ "hash-block-size", required_argument, NULL, OPT_HASH_BLOCK_SIZE },
+	{ "data-blocks", required_argument, NULL, OPT_DATA_BLOCKS },
+	{ "salt", required_argument, NULL, OPT_SALT },
+	{ "verity-format", required_argument, NULL, OPT_VERITY_FORMAT },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "options", required_argument, NULL, OPT_TAR_OPTIONS },
 	{ "compress", required_argument, NULL, OPT_COMPRESS },
@@ -229,8 +246,18 @@ static const char usage_text[] =
 	"  --verity=HASHFILE      check every data block of IMAGE against the\n"
 	"                         dm-verity hash tree in HASHFILE (as\n"
 	"                         veritysetup format writes it); with\n"
-	"  --root-hash=HEX        the tree's root hash (sha256)\n"
+	"  --root-hash=HEX        the tree's root hash (sha1, sha256, sha512);\n"
+	"                         alone: the root hash of the tree IMAGE\n"
+	"                         carries (AVB footer, GPT verity partition),\n"
+	"                         checked by default\n"
 	"  --hash-offset=N        the tree lies in IMAGE from byte N\n"
+	"  --no-verity            do not check the tree IMAGE carries\n"
+	"  --no-superblock        the tree has no superblock; its parameters,\n"
+	"                         as veritysetup takes them: --hash=ALG\n"
+	"                         (sha256), --data-block-size=N and\n"
+	"                         --hash-block-size=N (4096), --data-blocks=N\n"
+	"                         (all of IMAGE), --salt=HEX (none),\n"
+	"                         --verity-format=0|1 (1)\n"
 	"  --ignore-errors        salvage damaged files: write what can be\n"
 	"                         read, the unreadable ranges as zeros (holes\n"
 	"                         with --sparse), each reported (exit 4)\n"
@@ -270,8 +297,8 @@ static const char usage_text[] =
 	"  16  usage or syntax error\n"
 	"  32  interrupted by SIGINT, SIGTERM or SIGHUP\n";
 
-static void __attribute__((format(printf, 1, 2))) usage_error(const char *fmt,
-								...)
+static void __attribute__((format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -399,7 +426,10 @@ static void parse_jobs(struct fsck_cfg *cfg, const char *arg)
 	uint64_t v = parse_u64(arg, "number of jobs");
 
 	if (!v || v > JOBS_MAX)
-		usage_error("-j takes 1 to " "1024" ", not %s", arg);
+		usage_error("-j takes 1 to "
+			    "1024"
+			    ", not %s",
+			    arg);
 	cfg->jobs = (unsigned int)v;
 }
 
@@ -491,22 +521,92 @@ static void parse_files_from(const char *arg)
 		exit(FSCK_EXIT_OPERATIONAL);
 }
 
-/* --verity, --hash-offset and --root-hash */
+static bool is_hex(const char *s)
+{
+	return strspn(s, "0123456789abcdefABCDEF") == strlen(s);
+}
+
+/* --verity to --verity-format */
 static void check_verity_args(const struct fsck_cfg *cfg)
 {
 	const char *h = cfg->root_hash;
+	bool named = cfg->verity || cfg->have_hash_offset;
+	size_t n = h ? strlen(h) : 0;
 
-	if ((cfg->verity || cfg->have_hash_offset) && !h)
+	if (named && !h)
 		usage_error("%s",
 			    "--verity and --hash-offset need --root-hash");
-	if (h && !cfg->verity && !cfg->have_hash_offset)
+	if (h && ((n != 2 * EROFS_SHA1_LEN && n != 2 * EROFS_SHA256_LEN &&
+		   n != 2 * EROFS_SHA512_LEN) ||
+		  !is_hex(h)))
+		usage_error(
+			"--root-hash=%s: %u, %u or %u hexadecimal digits (sha1, sha256, sha512)",
+			h, 2 * EROFS_SHA1_LEN, 2 * EROFS_SHA256_LEN,
+			2 * EROFS_SHA512_LEN);
+	if (cfg->no_verity && (named || h))
 		usage_error(
 			"%s",
-			"--root-hash needs --verity=HASHFILE, or --hash-offset=N for a tree in IMAGE");
-	if (h && (strlen(h) != 2 * EROFS_SHA256_LEN ||
-		  strspn(h, "0123456789abcdefABCDEF") != strlen(h)))
-		usage_error("--root-hash=%s: %u hexadecimal digits (sha256)", h,
-			    2 * EROFS_SHA256_LEN);
+			"--no-verity goes with none of --verity, --hash-offset and --root-hash");
+	if (cfg->no_superblock && !named)
+		usage_error(
+			"%s",
+			"--no-superblock needs --verity=HASHFILE or --hash-offset=N");
+	if (cfg->have_tree_params && !cfg->no_superblock)
+		usage_error(
+			"%s",
+			"--hash, --data-block-size, --hash-block-size, --data-blocks, --salt and --verity-format need --no-superblock (a superblock has them)");
+	if (erofs_digest_by_name(cfg->verity_hash) == EROFS_DIGEST_NONE)
+		usage_error("--hash=%s: sha1, sha256 or sha512",
+			    cfg->verity_hash);
+	if (cfg->salt && strcmp(cfg->salt, "-") &&
+	    (strlen(cfg->salt) % 2 || !is_hex(cfg->salt) ||
+	     strlen(cfg->salt) > 2 * EROFS_VERITY_SALT_MAX))
+		usage_error(
+			"--salt=%s: an even number of hexadecimal digits, at most %u, or -",
+			cfg->salt, 2 * EROFS_VERITY_SALT_MAX);
+}
+
+/* --data-block-size and --hash-block-size: veritysetup's range. */
+static uint32_t parse_verity_block(const char *arg, const char *what)
+{
+	uint64_t v = parse_u64_max(arg, what, 65536);
+
+	if (v < 512 || (v & (v - 1)))
+		usage_error("invalid %s '%s': a power of two from 512 to 65536",
+			    what, arg);
+	return (uint32_t)v;
+}
+
+/* One of --no-superblock's parameters. */
+static void parse_tree_param(struct fsck_cfg *cfg, int opt, const char *arg)
+{
+	cfg->have_tree_params = true;
+	switch (opt) {
+	case OPT_VERITY_HASH:
+		cfg->verity_hash = arg;
+		break;
+	case OPT_DATA_BLOCK_SIZE:
+		cfg->data_block_size =
+			parse_verity_block(arg, "--data-block-size");
+		break;
+	case OPT_HASH_BLOCK_SIZE:
+		cfg->hash_block_size =
+			parse_verity_block(arg, "--hash-block-size");
+		break;
+	case OPT_DATA_BLOCKS:
+		cfg->data_blocks = parse_u64(arg, "--data-blocks");
+		if (!cfg->data_blocks)
+			usage_error("%s",
+				    "invalid --data-blocks '0': at least 1");
+		break;
+	case OPT_SALT:
+		cfg->salt = strcmp(arg, "-") ? arg : NULL;
+		break;
+	default:
+		cfg->verity_format =
+			(uint32_t)parse_u64_max(arg, "--verity-format", 1);
+		break;
+	}
 }
 
 /* --partition, --slot and --list-partitions */
@@ -518,12 +618,15 @@ static void check_partition_args(const struct fsck_cfg *cfg)
 		usage_error("--partition=%s: a name of 1 to %u bytes", p,
 			    EROFS_GPT_LABEL_MAX);
 	if (cfg->slot && !p && !cfg->list_partitions)
-		usage_error("%s", "--slot needs --partition or --list-partitions");
+		usage_error("%s",
+			    "--slot needs --partition or --list-partitions");
 	if (cfg->list_partitions &&
 	    (p || cfg->extract_dir || cfg->decode || cfg->tar ||
 	     cfg->manifest || cfg->list || cfg->compare || cfg->offset ||
 	     cfg->has_nid || cfg->path || cfg->ndevices))
-		usage_error("%s", "--list-partitions lists the partitions and does nothing else: it takes --slot and --json alone");
+		usage_error(
+			"%s",
+			"--list-partitions lists the partitions and does nothing else: it takes --slot and --json alone");
 }
 
 /* Is d the root directory, however it is spelt ("/", "//", "/srv/..")? */
@@ -545,7 +648,9 @@ static void check_args(const struct fsck_cfg *cfg)
 	if (cfg->has_nid && cfg->path)
 		usage_error("%s", "--nid and --path cannot be used together");
 	if (cfg->json && (cfg->manifest || cfg->list))
-		usage_error("%s", "--json cannot be combined with --manifest or --list (all use standard output)");
+		usage_error(
+			"%s",
+			"--json cannot be combined with --manifest or --list (all use standard output)");
 	if (cfg->manifest && cfg->list)
 		usage_error("%s",
 			    "--manifest and --list cannot be used together");
@@ -553,20 +658,27 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--extract= needs a directory");
 	if (cfg->mount_point && (*cfg->mount_point != '/' ||
 				 strpbrk(cfg->mount_point, " \t\n\v\f\r")))
-		usage_error("--mount-point=%s: an absolute path without white space",
-			    cfg->mount_point);
+		usage_error(
+			"--mount-point=%s: an absolute path without white space",
+			cfg->mount_point);
 	for (unsigned int i = 0; i < cfg->ndevices; i++)
 		if (!strcmp(cfg->devices[i], "-"))
-			usage_error("%s", "--device=-: only IMAGE can be standard input");
+			usage_error(
+				"%s",
+				"--device=-: only IMAGE can be standard input");
 	if (cfg->compare && !*cfg->compare)
 		usage_error("%s", "--compare= needs a directory");
-	if (cfg->ncats && (cfg->manifest || cfg->list || cfg->json ||
-			   cfg->ratio || cfg->compare ||
-			   (cfg->tar && !strcmp(cfg->tar, "-"))))
-		usage_error("%s", "--cat cannot be combined with --manifest, --list, --json, -p, --compare or --tar=- (all use standard output)");
+	if (cfg->ncats &&
+	    (cfg->manifest || cfg->list || cfg->json || cfg->ratio ||
+	     cfg->compare || (cfg->tar && !strcmp(cfg->tar, "-"))))
+		usage_error(
+			"%s",
+			"--cat cannot be combined with --manifest, --list, --json, -p, --compare or --tar=- (all use standard output)");
 	if (cfg->compare && (cfg->manifest || cfg->list || cfg->json ||
 			     (cfg->tar && !strcmp(cfg->tar, "-"))))
-		usage_error("%s", "--compare cannot be combined with --manifest, --list, --json or --tar=- (all use standard output)");
+		usage_error(
+			"%s",
+			"--compare cannot be combined with --manifest, --list, --json or --tar=- (all use standard output)");
 	if (cfg->tar && !*cfg->tar)
 		usage_error("%s", "--tar= needs a file ('-': standard output)");
 	if (cfg->format && !cfg->tar)
@@ -577,8 +689,9 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("%s", "--compress needs --tar");
 	if (cfg->compress && strcmp(cfg->compress, "none") &&
 	    !tar_compression_known(cfg->compress))
-		usage_error("--compress=%s: not a compression this build's libarchive writes",
-			    cfg->compress);
+		usage_error(
+			"--compress=%s: not a compression this build's libarchive writes",
+			cfg->compress);
 	if (cfg->modify_window >= 0 && !cfg->compare)
 		usage_error("%s", "--modify-window needs --compare");
 	check_verity_args(cfg);
@@ -597,17 +710,22 @@ static void check_args(const struct fsck_cfg *cfg)
 			"--strip-components cannot be combined with --compare, --cat, --fs-config or --file-contexts (their paths are the image's)");
 #ifndef HAVE_LIBARCHIVE
 	if (cfg->tar) {
-		fputs(PROG ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
+		fputs(PROG
+		      ": --tar: this fsck.erofs was built without libarchive (Debian package libarchive-dev)\n",
 		      stderr);
 		exit(FSCK_EXIT_OPERATIONAL);
 	}
 #endif
 	/* as GNU tar: binary data on a terminal is never what was meant */
 	if (cfg->tar && !strcmp(cfg->tar, "-") && isatty(STDOUT_FILENO))
-		usage_error("%s", "--tar=-: refusing to write an archive to a terminal");
+		usage_error(
+			"%s",
+			"--tar=-: refusing to write an archive to a terminal");
 	if (cfg->tar && !strcmp(cfg->tar, "-") &&
 	    (cfg->manifest || cfg->list || cfg->json || cfg->ratio))
-		usage_error("%s", "--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");
+		usage_error(
+			"%s",
+			"--tar=- cannot be combined with --manifest, --list, --json or -p (all use standard output)");
 	if (d && is_root_dir(d) && !cfg->force)
 		usage_error("--extract=%s: extracting to / needs --force", d);
 	if (cfg->tar && cfg->format && !tar_format_known(cfg->format))
@@ -617,9 +735,11 @@ static void check_args(const struct fsck_cfg *cfg)
 	    (why = tar_options_refused(cfg->format, cfg->tar_options)))
 		usage_error("--options=%s: %s", cfg->tar_options, why);
 	if (cfg->keep_existing && cfg->overwrite)
-		usage_error("%s", "--keep-existing and --overwrite cannot be used together");
-	if (cfg->write_image && (!*cfg->write_image ||
-				 !strcmp(cfg->write_image, "-")))
+		usage_error(
+			"%s",
+			"--keep-existing and --overwrite cannot be used together");
+	if (cfg->write_image &&
+	    (!*cfg->write_image || !strcmp(cfg->write_image, "-")))
 		usage_error("%s", "--write-image needs a file");
 	if (cfg->write_partitions && !*cfg->write_partitions)
 		usage_error("%s", "--write-partitions needs a directory");
@@ -627,10 +747,14 @@ static void check_args(const struct fsck_cfg *cfg)
 	    (cfg->write_image || cfg->partition || cfg->extract_dir ||
 	     cfg->tar || cfg->manifest || cfg->list || cfg->compare ||
 	     cfg->ncats || cfg->has_nid || cfg->path))
-		usage_error("%s", "--write-partitions writes and checks every partition: it takes no --write-image, --partition or other output");
+		usage_error(
+			"%s",
+			"--write-partitions writes and checks every partition: it takes no --write-image, --partition or other output");
 	if (cfg->sparse && !d && !cfg->tar && !cfg->write_image &&
 	    !cfg->write_partitions)
-		usage_error("%s", "--sparse needs --extract=DIR, --tar or --write-image");
+		usage_error(
+			"%s",
+			"--sparse needs --extract=DIR, --tar or --write-image");
 	check_partition_args(cfg);
 }
 
@@ -639,7 +763,8 @@ static void refuse_input(const char *opt, const char *path, const char *input)
 {
 	if (!input)
 		return;
-	fprintf(stderr, "%s: %s%s%s: the same file as %s, which this run reads: not overwritten\n",
+	fprintf(stderr,
+		"%s: %s%s%s: the same file as %s, which this run reads: not overwritten\n",
 		PROG, opt, path ? "=" : "", path ? path : "",
 		strcmp(input, "-") ? input : "standard input");
 	exit(FSCK_EXIT_USAGE);
@@ -686,8 +811,9 @@ static void select_cats(const struct fsck_cfg *cfg)
 	for (i = 0; i < cfg->ncats; i++)
 		if (select_active(select_rules) &&
 		    !select_takes(select_rules, cfg->cat_rels[i]))
-			usage_error("--cat=%s: outside the selection of --include, --exclude and --files-from",
-				    cfg->cats[i]);
+			usage_error(
+				"--cat=%s: outside the selection of --include, --exclude and --files-from",
+				cfg->cats[i]);
 	for (i = 0; i < cfg->ncats; i++)
 		if (select_add_cat(select_rules, cfg->cat_rels[i]))
 			options_nomem("--cat", cfg->cats[i]);
@@ -697,8 +823,8 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 		   char **argv)
 {
 	select_rules = rules;
-	bool names_stdin = false;	/* --files-from=-, read last */
-	const char **files_from = NULL;	/* read after --null is known */
+	bool names_stdin = false; /* --files-from=-, read last */
+	const char **files_from = NULL; /* read after --null is known */
 	unsigned int nfiles_from = 0;
 	int c;
 
@@ -707,6 +833,10 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	cfg->preserve_owner = -1;
 	cfg->preserve_perms = -1;
 	cfg->modify_window = -1;
+	cfg->verity_hash = "sha256";
+	cfg->data_block_size = 4096;
+	cfg->hash_block_size = 4096;
+	cfg->verity_format = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":Vd:paAyhj:", long_options,
 				NULL)) != -1) {
@@ -784,9 +914,8 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_FILES_FROM:
 			if (strcmp(optarg, "-"))
-				files_from = add_files_from(files_from,
-							    &nfiles_from,
-							    optarg);
+				files_from = add_files_from(
+					files_from, &nfiles_from, optarg);
 			else
 				names_stdin = true;
 			break;
@@ -817,6 +946,20 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 					      "byte offset for --hash-offset",
 					      UINT64_MAX);
 			cfg->have_hash_offset = true;
+			break;
+		case OPT_NO_VERITY:
+			cfg->no_verity = true;
+			break;
+		case OPT_NO_SUPERBLOCK:
+			cfg->no_superblock = true;
+			break;
+		case OPT_VERITY_HASH:
+		case OPT_DATA_BLOCK_SIZE:
+		case OPT_HASH_BLOCK_SIZE:
+		case OPT_DATA_BLOCKS:
+		case OPT_SALT:
+		case OPT_VERITY_FORMAT:
+			parse_tree_param(cfg, c, optarg);
 			break;
 		case OPT_STRIP_COMPONENTS:
 			cfg->strip = (unsigned int)parse_u64_max(
@@ -871,8 +1014,9 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	if (optind >= argc)
 		usage_error("%s", "missing IMAGE");
 	if (optind + 1 < argc && cfg->decode && !cfg->extract_dir)
-		usage_error("unexpected argument '%s' (--extract takes a directory only as --extract=%s)",
-			    argv[optind + 1], argv[optind]);
+		usage_error(
+			"unexpected argument '%s' (--extract takes a directory only as --extract=%s)",
+			argv[optind + 1], argv[optind]);
 	if (optind + 1 < argc)
 		usage_error("unexpected argument '%s'", argv[optind + 1]);
 	cfg->image = argv[optind];
@@ -883,7 +1027,9 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	check_outputs(cfg);
 	select_cats(cfg);
 	if (names_stdin && !strcmp(cfg->image, "-"))
-		usage_error("%s", "--files-from=- and IMAGE - cannot both be standard input");
+		usage_error(
+			"%s",
+			"--files-from=- and IMAGE - cannot both be standard input");
 	if (names_stdin)
 		parse_files_from("-");
 }

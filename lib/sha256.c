@@ -10,6 +10,7 @@
 
 #include "erofs/hash.h"
 #include "codec.h"
+#include "digest_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SHA256_X86 1
@@ -18,21 +19,16 @@
 #endif
 
 static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5,
-	0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-	0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3,
-	0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5,
-	0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
 	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 };
 
@@ -49,26 +45,12 @@ static inline uint32_t ror32(uint32_t x, unsigned int n)
 	return x >> n | x << (32 - n);
 }
 
-static inline uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static void sha256_schedule(uint32_t w[64], const uint8_t *p)
 {
 	unsigned int i;
 
 	for (i = 0; i < 16; i++)
-		w[i] = get_be32(p + 4 * i);
+		w[i] = erofs_get_be32(p + 4 * i);
 	for (i = 16; i < 64; i++) {
 		uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^
 			      w[i - 15] >> 3;
@@ -79,8 +61,7 @@ static void sha256_schedule(uint32_t w[64], const uint8_t *p)
 	}
 }
 
-static void sha256_blocks_c(uint32_t state[8], const uint8_t *p,
-			    size_t nblocks)
+static void sha256_blocks_c(uint32_t state[8], const uint8_t *p, size_t nblocks)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, h;
 	unsigned int i;
@@ -96,12 +77,13 @@ static void sha256_blocks_c(uint32_t state[8], const uint8_t *p,
 		g = state[6];
 		h = state[7];
 		for (i = 0; i < 64; i++) {
-			uint32_t t1 = h + (ror32(e, 6) ^ ror32(e, 11) ^
-					   ror32(e, 25)) +
-				      ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
-			uint32_t t2 = (ror32(a, 2) ^ ror32(a, 13) ^
-				       ror32(a, 22)) +
-				      ((a & b) ^ (a & c) ^ (b & c));
+			uint32_t t1 =
+				h +
+				(ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) +
+				((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
+			uint32_t t2 =
+				(ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) +
+				((a & b) ^ (a & c) ^ (b & c));
 
 			h = g;
 			g = f;
@@ -130,12 +112,11 @@ static void sha256_blocks_c(uint32_t state[8], const uint8_t *p,
  * constant. Vector names list their lanes from the highest down, as
  * Intel's documentation does.
  */
-__attribute__((target("sha,sse4.1,ssse3")))
-static void sha256_blocks_shani(uint32_t state[8], const uint8_t *p,
-				size_t nblocks)
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+sha256_blocks_shani(uint32_t state[8], const uint8_t *p, size_t nblocks)
 {
-	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL,
-					     0x0405060700010203ULL);
+	const __m128i bswap =
+		_mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
 	__m128i dcba = _mm_loadu_si128((const __m128i *)state);
 	__m128i hgfe = _mm_loadu_si128((const __m128i *)(state + 4));
 	__m128i cdab = _mm_shuffle_epi32(dcba, 0xb1);
@@ -151,21 +132,23 @@ static void sha256_blocks_shani(uint32_t state[8], const uint8_t *p,
 #pragma GCC unroll 16
 		for (g = 0; g < 16; g++) {
 			if (g < 4) {
-				w[g] = _mm_loadu_si128((const __m128i *)
-						       (p + 16 * g));
+				w[g] = _mm_loadu_si128(
+					(const __m128i *)(p + 16 * g));
 				w[g] = _mm_shuffle_epi8(w[g], bswap);
 			} else {
 				/* w[g & 3] still holds words 4g-16..4g-13 */
-				__m128i m = _mm_sha256msg1_epu32(w[g & 3],
-							w[(g - 3) & 3]);
+				__m128i m = _mm_sha256msg1_epu32(
+					w[g & 3], w[(g - 3) & 3]);
 
-				m = _mm_add_epi32(m, _mm_alignr_epi8(
-						w[(g - 1) & 3],
-						w[(g - 2) & 3], 4));
-				w[g & 3] = _mm_sha256msg2_epu32(m,
-							w[(g - 1) & 3]);
+				m = _mm_add_epi32(
+					m, _mm_alignr_epi8(w[(g - 1) & 3],
+							   w[(g - 2) & 3], 4));
+				w[g & 3] =
+					_mm_sha256msg2_epu32(m, w[(g - 1) & 3]);
 			}
-			wk = _mm_add_epi32(w[g & 3], _mm_loadu_si128(
+			wk = _mm_add_epi32(
+				w[g & 3],
+				_mm_loadu_si128(
 					(const __m128i *)(sha256_k + 4 * g)));
 			cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
 			wk = _mm_shuffle_epi32(wk, 0x0e);
@@ -186,8 +169,8 @@ static bool sha256_cpu_has_shani(void)
 {
 	unsigned int a, b, c, d;
 
-	if (!__get_cpuid(1, &a, &b, &c, &d) ||
-	    !(c & bit_SSE4_1) || !(c & bit_SSSE3))
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) ||
+	    !(c & bit_SSSE3))
 		return false;
 	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
 }
@@ -221,50 +204,31 @@ void erofs_sha256_init(struct erofs_sha256 *s)
 	s->buflen = 0;
 }
 
+static void sha256_absorb_blocks(void *state, const uint8_t *p, size_t n)
+{
+	sha256_blocks(state, p, n);
+}
+
+static struct digest_buffer sha256_buffer(struct erofs_sha256 *s)
+{
+	return (struct digest_buffer){ s->buf, sizeof(s->buf), &s->buflen,
+				       &s->count };
+}
+
 void erofs_sha256_update(struct erofs_sha256 *s, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	size_t n;
+	struct digest_buffer b = sha256_buffer(s);
 
-	s->count += len;
-	if (s->buflen) {
-		n = sizeof(s->buf) - s->buflen;
-		if (n > len)
-			n = len;
-		memcpy(s->buf + s->buflen, p, n);
-		s->buflen += n;
-		p += n;
-		len -= n;
-		if (s->buflen < sizeof(s->buf))
-			return;
-		sha256_blocks(s->state, s->buf, 1);
-		s->buflen = 0;
-	}
-	if (len >= 64) {
-		sha256_blocks(s->state, p, len / 64);
-		p += len & ~(size_t)63;
-		len &= 63;
-	}
-	memcpy(s->buf, p, len);
-	s->buflen = len;
+	digest_absorb(&b, sha256_absorb_blocks, s->state, data, len);
 }
 
 void erofs_sha256_final(struct erofs_sha256 *s,
 			uint8_t digest[EROFS_SHA256_LEN])
 {
-	uint64_t bits = s->count * 8;
+	struct digest_buffer b = sha256_buffer(s);
 	unsigned int i;
 
-	s->buf[s->buflen++] = 0x80;
-	if (s->buflen > 56) {
-		memset(s->buf + s->buflen, 0, 64 - s->buflen);
-		sha256_blocks(s->state, s->buf, 1);
-		s->buflen = 0;
-	}
-	memset(s->buf + s->buflen, 0, 56 - s->buflen);
+	digest_pad(&b, sha256_absorb_blocks, s->state, 8);
 	for (i = 0; i < 8; i++)
-		s->buf[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha256_blocks(s->state, s->buf, 1);
-	for (i = 0; i < 8; i++)
-		put_be32(digest + 4 * i, s->state[i]);
+		digest_put_be32(digest + 4 * i, s->state[i]);
 }

@@ -12,16 +12,19 @@
 #define VERITY_SB_SIZE 512
 #define VERITY_SIGNATURE "verity\0\0"
 #define VERITY_LEVELS_MAX 63
+#define HEX_MAX (2 * EROFS_DIGEST_MAX + 1)
 
 struct erofs_verity {
 	struct erofs_verity_info info;
 	const struct erofs_source *data, *hash;
-	unsigned int digest_size; /* 32: sha256 */
+	enum erofs_digest_alg alg;
+	unsigned int digest_size;
 	unsigned int slot_size; /* a digest's room in a hash block */
 	uint64_t level_start[VERITY_LEVELS_MAX]; /* byte in hash; 0: leaves */
 	uint64_t level_blocks[VERITY_LEVELS_MAX];
 	uint8_t *upper; /* levels 1.. in a row, read and checked */
 	uint64_t upper_first[VERITY_LEVELS_MAX]; /* index in upper, by level */
+	uint8_t root[EROFS_DIGEST_MAX]; /* a tree of no levels: block 0's */
 };
 
 static bool is_pow2(uint32_t x)
@@ -41,15 +44,15 @@ static void verity_digest(const struct erofs_verity *v, const uint8_t *block,
 			  size_t len, uint8_t *out)
 {
 	const struct erofs_verity_info *i = &v->info;
-	struct erofs_sha256 s;
+	struct erofs_digest d;
 
-	erofs_sha256_init(&s);
+	erofs_digest_init(&d, v->alg);
 	if (i->hash_type == 1)
-		erofs_sha256_update(&s, i->salt, i->salt_size);
-	erofs_sha256_update(&s, block, len);
+		erofs_digest_update(&d, i->salt, i->salt_size);
+	erofs_digest_update(&d, block, len);
 	if (i->hash_type == 0)
-		erofs_sha256_update(&s, i->salt, i->salt_size);
-	erofs_sha256_final(&s, out);
+		erofs_digest_update(&d, i->salt, i->salt_size);
+	erofs_digest_final(&d, out);
 }
 
 static int verity_parse_sb(struct erofs_verity *v, const uint8_t *sb,
@@ -73,18 +76,6 @@ static int verity_parse_sb(struct erofs_verity *v, const uint8_t *sb,
 	i->hash_block_size = erofs_get32(sb + 68);
 	i->data_blocks = erofs_get64(sb + 72);
 	i->salt_size = erofs_get16(sb + 80);
-	if (i->hash_type > 1) {
-		snprintf(msg, sizeof(msg), "superblock: hash type %u",
-			 i->hash_type);
-		return verity_bad(err, -EOPNOTSUPP, at, msg);
-	}
-	if (strcmp(i->algorithm, "sha256")) {
-		snprintf(
-			msg, sizeof(msg),
-			"superblock: hash algorithm %.31s; this build checks sha256",
-			i->algorithm);
-		return verity_bad(err, -EOPNOTSUPP, at, msg);
-	}
 	if (i->salt_size > EROFS_VERITY_SALT_MAX) {
 		snprintf(msg, sizeof(msg), "superblock: salt of %u bytes",
 			 i->salt_size);
@@ -94,9 +85,49 @@ static int verity_parse_sb(struct erofs_verity *v, const uint8_t *sb,
 	return 0;
 }
 
+/* The hash type and algorithm, from a superblock or from the caller. */
+static int verity_check_hash(struct erofs_verity *v, const char *where,
+			     struct erofs_err *err)
+{
+	struct erofs_verity_info *i = &v->info;
+	char msg[160];
+
+	if (i->hash_type > 1) {
+		snprintf(msg, sizeof(msg), "%s: hash type %u, not 0 or 1",
+			 where, i->hash_type);
+		return verity_bad(err, -EOPNOTSUPP, EROFS_NO_OFFSET, msg);
+	}
+	v->alg = erofs_digest_by_name(i->algorithm);
+	if (v->alg == EROFS_DIGEST_NONE) {
+		snprintf(
+			msg, sizeof(msg),
+			"%s: hash algorithm \"%.31s\"; this build checks sha1, sha256 and sha512",
+			where, i->algorithm);
+		return verity_bad(err, -EOPNOTSUPP, EROFS_NO_OFFSET, msg);
+	}
+	v->digest_size = erofs_digest_size(v->alg);
+	return 0;
+}
+
+/*
+ * A hash block holds the largest power of two of digests that fits; in
+ * format 1 each sits in a slot of the block's size over that count (32
+ * bytes a sha1 digest), in format 0 they follow each other
+ * (docs/format.md, "dm-verity hash trees").
+ */
+static unsigned int verity_digests_per_block(uint32_t block,
+					     unsigned int digest)
+{
+	unsigned int per = 1;
+
+	while (per * 2 <= block / digest)
+		per *= 2;
+	return per;
+}
+
 /* Block sizes, and the levels of the tree: leaves first. */
-static int verity_geometry(struct erofs_verity *v, uint64_t tree_start,
-			   struct erofs_err *err)
+static int verity_geometry(struct erofs_verity *v, const char *where,
+			   uint64_t tree_start, struct erofs_err *err)
 {
 	struct erofs_verity_info *i = &v->info;
 	uint64_t blocks = i->data_blocks, per, pos;
@@ -108,18 +139,25 @@ static int verity_geometry(struct erofs_verity *v, uint64_t tree_start,
 	    i->hash_block_size < 512 || i->hash_block_size > 65536) {
 		snprintf(
 			msg, sizeof(msg),
-			"superblock: data blocks of %u bytes, hash blocks of %u (powers of two from 512 to 65536)",
-			i->data_block_size, i->hash_block_size);
+			"%s: data blocks of %u bytes, hash blocks of %u (powers of two from 512 to 65536)",
+			where, i->data_block_size, i->hash_block_size);
 		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
 	}
-	if (!blocks)
-		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
-				  "superblock: no data blocks");
-	v->digest_size = EROFS_SHA256_LEN;
-	v->slot_size = EROFS_SHA256_LEN;
-	per = i->hash_block_size / v->slot_size;
+	if (!blocks) {
+		snprintf(msg, sizeof(msg), "%s: no data blocks", where);
+		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
+	}
+	if (v->digest_size > i->hash_block_size) {
+		snprintf(msg, sizeof(msg),
+			 "%s: %s digests do not fit hash blocks of %u bytes",
+			 where, i->algorithm, i->hash_block_size);
+		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
+	}
+	per = verity_digests_per_block(i->hash_block_size, v->digest_size);
+	v->slot_size = i->hash_type ? i->hash_block_size / per : v->digest_size;
 	i->data_per_leaf = per;
-	for (l = 0; l == 0 || blocks > 1; l++) {
+	/* one data block has no tree: the root hash is its digest */
+	for (l = 0; blocks > 1; l++) {
 		if (l == VERITY_LEVELS_MAX)
 			return verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
 					  "tree: too many levels");
@@ -127,7 +165,7 @@ static int verity_geometry(struct erofs_verity *v, uint64_t tree_start,
 		v->level_blocks[l] = blocks;
 	}
 	i->levels = l;
-	i->leaf_blocks = v->level_blocks[0];
+	i->leaf_blocks = l ? v->level_blocks[0] : 1;
 	pos = tree_start;
 	for (l = i->levels; l--;) {
 		v->level_start[l] = pos;
@@ -144,8 +182,9 @@ static int verity_geometry(struct erofs_verity *v, uint64_t tree_start,
 	if (i->data_blocks > erofs_source_size(v->data) / i->data_block_size) {
 		snprintf(
 			msg, sizeof(msg),
-			"superblock: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
-			(unsigned long long)i->data_blocks, i->data_block_size,
+			"%s: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
+			where, (unsigned long long)i->data_blocks,
+			i->data_block_size,
 			(unsigned long long)erofs_source_size(v->data));
 		return verity_bad(err, -EFSCORRUPTED, EROFS_NO_OFFSET, msg);
 	}
@@ -183,8 +222,8 @@ static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
 {
 	const struct erofs_verity_info *i = &v->info;
 	uint64_t total = 0, k, at;
-	uint8_t digest[EROFS_SHA256_LEN];
-	char got[65], want[65], msg[220];
+	uint8_t digest[EROFS_DIGEST_MAX];
+	char got[HEX_MAX], want[HEX_MAX], msg[320];
 	unsigned int l;
 	int ret;
 
@@ -233,8 +272,8 @@ static int verity_check_top_leaf(struct erofs_verity *v, const uint8_t *root,
 				 struct erofs_err *err)
 {
 	uint8_t *b = malloc(v->info.hash_block_size);
-	uint8_t digest[EROFS_SHA256_LEN];
-	char got[65], want[65], msg[200];
+	uint8_t digest[EROFS_DIGEST_MAX];
+	char got[HEX_MAX], want[HEX_MAX], msg[320];
 	int ret;
 
 	if (!b)
@@ -258,11 +297,32 @@ static int verity_check_top_leaf(struct erofs_verity *v, const uint8_t *root,
 	return ret;
 }
 
+/* The superblock at o->hash_offset, the tree after it; or the caller's. */
+static int verity_params(struct erofs_verity *v,
+			 const struct erofs_verity_opts *o,
+			 uint64_t *tree_start, struct erofs_err *err)
+{
+	uint8_t sb[VERITY_SB_SIZE];
+	int ret;
+
+	if (o->params) {
+		v->info = *o->params;
+		*tree_start = o->hash_offset;
+		return 0;
+	}
+	ret = erofs_source_read(o->hash, sb, sizeof(sb), o->hash_offset, err);
+	if (!ret)
+		ret = verity_parse_sb(v, sb, o->hash_offset, err);
+	*tree_start = o->hash_offset + v->info.hash_block_size;
+	return ret;
+}
+
 int erofs_verity_open(struct erofs_verity **out,
 		      const struct erofs_verity_opts *o, struct erofs_err *err)
 {
 	struct erofs_verity *v = calloc(1, sizeof(*v));
-	uint8_t sb[VERITY_SB_SIZE];
+	const char *where = o->params ? o->params_from : "superblock";
+	uint64_t tree_start;
 	char msg[160];
 	int ret;
 
@@ -272,12 +332,11 @@ int erofs_verity_open(struct erofs_verity **out,
 				   "out of memory");
 	v->data = o->data;
 	v->hash = o->hash;
-	ret = erofs_source_read(o->hash, sb, sizeof(sb), o->hash_offset, err);
+	ret = verity_params(v, o, &tree_start, err);
 	if (!ret)
-		ret = verity_parse_sb(v, sb, o->hash_offset, err);
+		ret = verity_check_hash(v, where, err);
 	if (!ret)
-		ret = verity_geometry(
-			v, o->hash_offset + v->info.hash_block_size, err);
+		ret = verity_geometry(v, where, tree_start, err);
 	if (!ret && o->root_len != v->digest_size) {
 		snprintf(msg, sizeof(msg),
 			 "root hash of %zu bytes, not the %u of %s",
@@ -294,10 +353,12 @@ int erofs_verity_open(struct erofs_verity **out,
 			(unsigned long long)v->info.data_blocks);
 		ret = verity_bad(err, -EINVAL, o->hash_offset, msg);
 	}
-	if (!ret)
-		ret = v->info.levels > 1
-			      ? verity_read_upper(v, o->root, err)
-			      : verity_check_top_leaf(v, o->root, err);
+	if (!ret && v->info.levels > 1)
+		ret = verity_read_upper(v, o->root, err);
+	else if (!ret && v->info.levels == 1)
+		ret = verity_check_top_leaf(v, o->root, err);
+	else if (!ret)
+		memcpy(v->root, o->root, v->digest_size);
 	if (ret) {
 		erofs_verity_close(v);
 		return ret;
@@ -331,7 +392,7 @@ static int verity_check_data(const struct erofs_verity *v, const uint8_t *hb,
 			     struct erofs_err *err)
 {
 	const struct erofs_verity_info *i = &v->info;
-	uint8_t digest[EROFS_SHA256_LEN];
+	uint8_t digest[EROFS_DIGEST_MAX];
 	uint64_t k, j, n;
 	int ret;
 
@@ -359,7 +420,7 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 	uint64_t at = v->level_start[0] + leaf * i->hash_block_size;
 	uint64_t first = leaf * i->data_per_leaf, end;
 	size_t per_read = VERITY_READ_BYTES / i->data_block_size;
-	uint8_t digest[EROFS_SHA256_LEN], *hb, *db;
+	uint8_t digest[EROFS_DIGEST_MAX], *hb, *db;
 	char msg[120];
 	int ret;
 
@@ -379,7 +440,10 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 	ret = hb && db ? 0
 		       : erofs_error(err, -ENOMEM, EROFS_NO_NID,
 				     EROFS_NO_OFFSET, "out of memory");
-	if (!ret)
+	/* a tree of no levels: the root stands for the leaf */
+	if (!ret && !i->levels)
+		memcpy(hb, v->root, v->digest_size);
+	else if (!ret)
 		ret = erofs_source_read(v->hash, hb, i->hash_block_size, at,
 					err);
 	/* a tree of one level checked its only leaf against the root */

@@ -4,7 +4,8 @@
 #
 # veritysetup format (cryptsetup-bin) makes the trees: a separate hash
 # file, a tree appended to the image (--hash-offset), 1 KiB data and hash
-# blocks, sha512 (which this build does not compute). Required:
+# blocks, sha1 and sha512, trees without a superblock (--no-superblock,
+# with the salt, the format 0 of Chrome OS). Required:
 # - a tree that matches: exit 0 at -j1 and -j2, with --extract=DIR too,
 #   every data block counted at -d3;
 # - a root hash that is not the tree's: exit 4, both hashes named;
@@ -15,11 +16,14 @@
 #   filesystem's blocks, in the file): named as such;
 # - a byte flipped in the tree's leaves: the data blocks it covers named
 #   as unchecked, exit 4;
-# - a hash file cut short, a tree inside the filesystem, an algorithm not
-#   computed, and options that do not go together: clear errors, no crash;
+# - a hash file cut short, a tree inside the filesystem, superblocks of an
+#   unknown version or algorithm or with hash blocks over 64 KiB or not a
+#   power of two, a root hash of the wrong length, and options that do not
+#   go together: clear errors, no crash;
 # - a disk image systemd-repart makes with a root and a root-verity
 #   partition: the tree checked with no option (the root hash is the two
-#   partitions' UUIDs), a flipped byte named, the options overriding it.
+#   partitions' UUIDs, or a root-verity-sig partition's rootHash), a
+#   flipped byte named, --root-hash overriding it, --no-verity skipping it.
 set -u
 # shellcheck source=lib/testlib.sh
 . "${srcdir:-$(dirname "$0")}/lib/testlib.sh"
@@ -51,7 +55,7 @@ b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$1" "$2
 
 root=$(format "$scratch/plain.img" "$scratch/plain.hash")
 [ ${#root} = 64 ] || exit 99
-tap_plan 20
+tap_plan 38
 
 for j in 1 2; do
 	run_fsck "$out" "$err" -j$j -d3 --verity="$scratch/plain.hash" \
@@ -147,22 +151,111 @@ run_fsck "$out" "$err" --verity="$scratch/short.hash" --root-hash="$root" \
 tap_status "a hash file cut short: exit 4" 4 $? \
 	'past the end of the hash device'
 
-format "$scratch/lz4.img" "$scratch/s512.hash" --hash=sha512 >/dev/null
-run_fsck "$out" "$err" --verity="$scratch/s512.hash" --root-hash="$lroot" \
+for alg in sha1 sha512; do
+	hroot=$(format "$scratch/lz4.img" "$scratch/$alg.hash" --hash=$alg)
+	run_fsck "$out" "$err" -j2 -d3 --verity="$scratch/$alg.hash" \
+		--root-hash="$hroot" "$scratch/lz4.img"
+	tap_status "a $alg tree: checked" 0 $? "checked ($alg, [0-9] levels), 0 fail"
+done
+run_fsck "$out" "$err" -j2 --verity="$scratch/sha512.hash" --root-hash="$hroot" \
+	"$scratch/inodes.img"
+tap_status "a $alg tree: a flipped byte named" 4 $? \
+	'its inode lies in data block 170, which fails its verity hash$'
+run_fsck "$out" "$err" --verity="$scratch/sha512.hash" --root-hash="$lroot" \
 	"$scratch/lz4.img"
-tap_status "sha512: cannot check, exit 8" 8 $? 'hash algorithm sha512; this build checks sha256'
+tap_status "a sha512 tree, a sha256 root hash: a usage error" 16 $? \
+	'root hash of 32 bytes, not the 64 of sha512'
+
+# superblocks no veritysetup writes: ver VERSION, alg NAME, hbs SIZE
+crafted()
+{
+	cp "$scratch/plain.hash" "$scratch/crafted.hash"
+	"$PYTHON3" -c 'import struct, sys
+f = open(sys.argv[1], "r+b")
+kind, val = sys.argv[2], sys.argv[3]
+if kind == "ver":
+    f.seek(8); f.write(struct.pack("<I", int(val)))
+elif kind == "alg":
+    f.seek(32); f.write(val.encode().ljust(32, b"\0"))
+else:
+    f.seek(68); f.write(struct.pack("<I", int(val)))' "$scratch/crafted.hash" "$1" "$2"
+	run_fsck "$out" "$err" --verity="$scratch/crafted.hash" \
+		--root-hash="$root" "$scratch/plain.img"
+}
+crafted ver 2
+tap_status "a superblock of version 2: not read, exit 8" 8 $? \
+	'superblock: version 2, not 1'
+crafted alg md5
+tap_status "a superblock naming md5: not computed, exit 8" 8 $? \
+	'hash algorithm "md5"; this build checks sha1, sha256 and sha512'
+crafted hbs 131072
+tap_status "hash blocks of 128 KiB: refused" 16 $? \
+	'hash blocks of 131072 (powers of two from 512 to 65536)'
+crafted hbs 3000
+tap_status "hash blocks of 3000 bytes: refused" 16 $? \
+	'hash blocks of 3000 (powers of two'
+
+# trees without a superblock: the parameters as options
+nsb=$(veritysetup format --no-superblock --hash=sha1 --data-block-size=1024 \
+	--hash-block-size=2048 --format=0 "$scratch/lz4.img" "$scratch/nsb.hash")
+nroot=$(printf '%s\n' "$nsb" | sed -n 's/^Root hash:[[:space:]]*//p')
+nsalt=$(printf '%s\n' "$nsb" | sed -n 's/^Salt:[[:space:]]*//p')
+run_fsck "$out" "$err" -j2 -d3 --verity="$scratch/nsb.hash" --no-superblock \
+	--hash=sha1 --data-block-size=1024 --hash-block-size=2048 \
+	--verity-format=0 --salt="$nsalt" --root-hash="$nroot" "$scratch/lz4.img"
+tap_status "--no-superblock: sha1, 1 KiB data, 2 KiB hash blocks, format 0" \
+	0 $? 'data blocks of 1024 bytes checked (sha1, [0-9] levels), 0 fail'
+run_fsck "$out" "$err" --verity="$scratch/nsb.hash" --no-superblock \
+	--hash=sha1 --data-block-size=1024 --hash-block-size=2048 \
+	--salt="$nsalt" --root-hash="$nroot" "$scratch/lz4.img"
+tap_status "--no-superblock, the wrong format: the root differs, exit 4" 4 $? \
+	"its root hash is [0-9a-f]*, not $nroot"
+cp "$scratch/lz4.img" "$scratch/nsbapp.img"
+nsb=$(veritysetup format --no-superblock --salt=- --hash-offset="$isize" \
+	--data-blocks=$((isize / 4096)) "$scratch/nsbapp.img" "$scratch/nsbapp.img")
+nroot=$(printf '%s\n' "$nsb" | sed -n 's/^Root hash:[[:space:]]*//p')
+run_fsck "$out" "$err" --hash-offset="$isize" --no-superblock \
+	--data-blocks=$((isize / 4096)) --root-hash="$nroot" "$scratch/nsbapp.img"
+tap_status "--no-superblock, appended, no salt, --data-blocks" 0 $?
+# one data block has a tree of no levels: its digest is the root hash
+nsb=$(veritysetup format --no-superblock --data-blocks=1 "$scratch/plain.img" \
+	"$scratch/one.hash")
+nroot=$(printf '%s\n' "$nsb" | sed -n 's/^Root hash:[[:space:]]*//p')
+run_fsck "$out" "$err" -d3 --verity="$scratch/one.hash" --no-superblock \
+	--salt="$(printf '%s\n' "$nsb" | sed -n 's/^Salt:[[:space:]]*//p')" \
+	--data-blocks=1 --root-hash="$nroot" "$scratch/plain.img"
+tap_status "one data block, no levels: checked, the rest said unverified" 0 $? \
+	'1 data blocks of 4096 bytes checked (sha256, 0 levels), 0 fail'
 
 run_fsck "$out" "$err" --root-hash="$root" "$scratch/plain.img"
-tap_status "--root-hash alone: a usage error" 16 $? 'needs --verity'
+tap_status "--root-hash alone, IMAGE carries no tree: a usage error" 16 $? \
+	'carries no dm-verity tree'
 run_fsck "$out" "$err" --verity="$scratch/plain.hash" "$scratch/plain.img"
 tap_status "--verity without --root-hash: a usage error" 16 $? 'need --root-hash'
 run_fsck "$out" "$err" --verity="$scratch/plain.hash" --root-hash=abc \
 	"$scratch/plain.img"
 tap_status "--root-hash=abc: a usage error" 16 $? 'hexadecimal digits'
+run_fsck "$out" "$err" --hash=sha1 --verity="$scratch/plain.hash" \
+	--root-hash="$root" "$scratch/plain.img"
+tap_status "--hash without --no-superblock: a usage error" 16 $? \
+	'need --no-superblock'
+run_fsck "$out" "$err" --no-superblock "$scratch/plain.img"
+tap_status "--no-superblock without a tree: a usage error" 16 $? \
+	'--no-superblock needs --verity'
+run_fsck "$out" "$err" --no-superblock --hash=md5 --verity="$scratch/plain.hash" \
+	--root-hash="$root" "$scratch/plain.img"
+tap_status "--hash=md5: a usage error" 16 $? '--hash=md5: sha1, sha256 or sha512'
+run_fsck "$out" "$err" --no-superblock --salt=abc --verity="$scratch/plain.hash" \
+	--root-hash="$root" "$scratch/plain.img"
+tap_status "--salt=abc: a usage error" 16 $? 'an even number of hexadecimal digits'
+run_fsck "$out" "$err" --no-superblock --data-block-size=1000 \
+	--verity="$scratch/plain.hash" --root-hash="$root" "$scratch/plain.img"
+tap_status "--data-block-size=1000: a usage error" 16 $? 'a power of two'
 # a discoverable disk image with a root-verity partition (systemd-repart):
 # the root hash is the partitions' UUIDs, the tree checked with no option
 if ! command -v systemd-repart >/dev/null; then
-	for what in matches "a flipped byte named" "--root-hash overrides"; do
+	for what in matches "a flipped byte named" "--root-hash overrides" \
+		"--no-verity" "the root-verity-sig partition's root hash"; do
 		tap_skip "systemd-repart's verity disk image: $what" "no systemd-repart"
 	done
 	exit $((tap_failed > 0))
@@ -182,7 +275,29 @@ flip "$scratch/ddi-bad.img" $((1048576 + 700000))
 run_fsck "$out" "$err" --extract="$scratch/ddix" "$scratch/ddi-bad.img"
 tap_status "systemd-repart's verity disk image: a flipped byte named" 4 $? \
 	'its inode lies in data block [0-9]*, which fails its verity hash'
-run_fsck "$out" "$err" --root-hash="$root" --hash-offset=0 "$scratch/ddi.img"
-tap_status "systemd-repart's verity disk image: --root-hash overrides" 16 $? \
-	'--hash-offset=0 lies inside the filesystem'
+run_fsck "$out" "$err" --root-hash="$root" "$scratch/ddi.img"
+tap_status "systemd-repart's verity disk image: --root-hash overrides" 4 $? \
+	"its root hash is [0-9a-f]*, not $root"
+run_fsck "$out" "$err" -d3 --no-verity "$scratch/ddi.img"
+if [ $? -eq 0 ] && ! grep -q 'dm-verity' "$err"; then
+	tap_ok "systemd-repart's verity disk image: --no-verity skips the tree"
+else
+	tap_not_ok "systemd-repart's verity disk image: --no-verity"
+fi
+# a signature partition (Verity=signature) needs a key and a certificate
+if ! command -v openssl >/dev/null ||
+	! openssl req -x509 -newkey rsa:2048 -nodes -keyout "$scratch/key.pem" \
+		-out "$scratch/cert.pem" -days 30 -subj /CN=erofs-fsck-test \
+		>/dev/null 2>&1; then
+	tap_skip "systemd-repart's verity disk image: the root-verity-sig partition's root hash" "no openssl"
+	exit $((tap_failed > 0))
+fi
+printf '[Partition]\nType=root-verity-sig\nVerity=signature\nVerityMatchKey=root\n' \
+	>"$scratch/defs/30-sig.conf"
+systemd-repart --empty=create --size=auto --dry-run=no \
+	--private-key="$scratch/key.pem" --certificate="$scratch/cert.pem" \
+	--definitions="$scratch/defs" "$scratch/sig.img" >"$err" 2>&1 || exit 99
+run_fsck "$out" "$err" -d3 "$scratch/sig.img"
+tap_status "systemd-repart's verity disk image: the root-verity-sig partition's root hash" 0 $? \
+	'its root hash from the rootHash of GPT partition 3 (root-x86-64-verity-sig), its signature not checked'
 [ $tap_failed -eq 0 ]

@@ -1,32 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "erofs/image.h"
 #include "fsck.h"
+#include "hex.h"
 #include "verity.h"
-
-/* HEX into bytes: their count, or 0 when it is not an even run of hex. */
-static size_t parse_hex(const char *hex, uint8_t *out, size_t room)
-{
-	size_t n = strlen(hex), i;
-
-	if (!n || n % 2 || n / 2 > room)
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = hex[i];
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-
-		if (d < 0)
-			return 0;
-		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] << 4 | d : d);
-	}
-	return n / 2;
-}
 
 static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
 {
@@ -38,19 +19,23 @@ static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
 	return ret;
 }
 
-/* The tree in hash (vc->hash, or IMAGE's) at hash_offset, under root. */
+/* tree, for img's data device: the tree's upper levels checked. */
 static int verity_open_tree(struct verity_check *vc, struct erofs_image *img,
-			    struct report *rep, uint64_t hash_offset,
-			    const uint8_t *root, size_t root_len)
+			    struct report *rep,
+			    const struct container_verity *tree)
 {
 	struct erofs_verity_opts o = {
 		.data = img->devs[0].src,
 		.hash = vc->hash ? vc->hash : img->devs[0].src,
-		.hash_offset = hash_offset,
-		.root = root,
-		.root_len = root_len,
+		.hash_offset = tree->offset,
+		.root = tree->root,
+		.root_len = tree->root_len,
+		.params = tree->no_superblock ? &tree->params : NULL,
+		.params_from = tree->what,
 	};
+	const struct erofs_verity_info *i;
 	struct erofs_err err;
+	uint64_t end = img->devs[0].offset + img->blocks * img->blksz;
 	int ret;
 
 	vc->image_start = img->devs[0].offset;
@@ -63,7 +48,15 @@ static int verity_open_tree(struct verity_check *vc, struct erofs_image *img,
 	}
 	if (ret)
 		return verity_failed(rep, &err, ret);
-	vc->block_size = erofs_verity_info(vc->v)->data_block_size;
+	i = erofs_verity_info(vc->v);
+	vc->block_size = i->data_block_size;
+	if (end > i->data_blocks * i->data_block_size)
+		report_warning(
+			rep, NULL,
+			"%s: the filesystem's blocks end at byte %llu, past the %llu bytes the dm-verity tree covers: the rest is not verified",
+			rep->image, (unsigned long long)end,
+			(unsigned long long)(i->data_blocks *
+					     i->data_block_size));
 	return 0;
 }
 
@@ -73,23 +66,41 @@ static void verity_init(struct verity_check *vc)
 	pthread_mutex_init(&vc->lock, NULL);
 }
 
-int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
-		struct erofs_image *img, struct report *rep)
+/* --no-superblock: the parameters veritysetup would take, as options. */
+static void params_of_options(struct container_verity *t,
+			      const struct fsck_cfg *cfg,
+			      const struct erofs_image *img)
 {
-	uint8_t root[EROFS_VERITY_DIGEST_MAX];
+	struct erofs_verity_info *p = &t->params;
+	uint64_t bytes = erofs_source_size(img->devs[0].src);
+
+	t->no_superblock = true;
+	p->hash_type = cfg->verity_format;
+	snprintf(p->algorithm, sizeof(p->algorithm), "%s", cfg->verity_hash);
+	p->data_block_size = cfg->data_block_size;
+	p->hash_block_size = cfg->hash_block_size;
+	p->data_blocks = cfg->data_blocks ? cfg->data_blocks
+					  : bytes / cfg->data_block_size;
+	/* options.c let through only hex of at most the salt's room */
+	p->salt_size =
+		(uint16_t)(cfg->salt ? hex_decode(cfg->salt, (size_t)-1,
+						  p->salt, sizeof(p->salt))
+				     : 0);
+	snprintf(t->what, sizeof(t->what), "--no-superblock parameters");
+}
+
+/* The tree --verity or --hash-offset names, into t. */
+static int tree_of_options(struct container_verity *t,
+			   const struct fsck_cfg *cfg, struct erofs_image *img,
+			   struct report *rep)
+{
 	struct erofs_err err;
 	uint64_t end;
-	size_t root_len;
 	int ret;
 
-	verity_init(vc);
-	if (!cfg->root_hash)
-		return 1;
-	/* options.c let through only hex of a digest's length */
-	root_len = parse_hex(cfg->root_hash, root, sizeof(root));
 	if (cfg->verity) {
 		erofs_err_clear(&err);
-		ret = erofs_source_open(&vc->hash, cfg->verity, -1, &err);
+		ret = erofs_source_open(&t->hash, cfg->verity, -1, &err);
 		if (ret)
 			return verity_failed(rep, &err, ret);
 	} else {
@@ -103,20 +114,51 @@ int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
 			return -EINVAL;
 		}
 	}
-	return verity_open_tree(vc, img, rep, cfg->hash_offset, root, root_len);
+	t->found = true;
+	t->offset = cfg->hash_offset;
+	if (cfg->no_superblock)
+		params_of_options(t, cfg, img);
+	else
+		snprintf(t->what, sizeof(t->what), "superblock");
+	return 0;
 }
 
-int verity_open_paired(struct verity_check *vc, struct erofs_image *img,
-		       struct report *rep, struct erofs_source *hash,
-		       const uint8_t *root, size_t root_len, const char *what)
+int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
+		struct erofs_image *img, struct report *rep,
+		struct container_verity *carried)
 {
+	struct container_verity own = { .found = false };
+	struct container_verity *t = carried;
+	int ret;
+
 	verity_init(vc);
-	vc->hash = hash;
-	report_msg(
-		rep, FSCK_LVL_INFO,
-		"%s: the dm-verity tree of %s, its root hash from the partitions' UUIDs",
-		rep->image, what);
-	return verity_open_tree(vc, img, rep, 0, root, root_len);
+	if (cfg->verity || cfg->have_hash_offset) {
+		t = &own;
+		ret = tree_of_options(t, cfg, img, rep);
+		if (ret)
+			return ret;
+	} else if (!t || !t->found || cfg->no_verity) {
+		if (!cfg->root_hash || cfg->no_verity)
+			return 1;
+		report_usage(
+			rep,
+			"--root-hash: %s carries no dm-verity tree (no AVB hashtree footer, no paired verity partition); name one with --verity=HASHFILE or --hash-offset=N",
+			rep->image);
+		return -EINVAL;
+	} else {
+		report_msg(
+			rep, FSCK_LVL_INFO,
+			"%s: the dm-verity tree of %s, its root hash from %s",
+			rep->image, t->what,
+			cfg->root_hash ? "--root-hash" : t->root_from);
+	}
+	/* options.c let through only hex of a digest's length */
+	if (cfg->root_hash)
+		t->root_len = hex_decode(cfg->root_hash, (size_t)-1, t->root,
+					 sizeof(t->root));
+	vc->hash = t->hash;
+	t->hash = NULL;
+	return verity_open_tree(vc, img, rep, t);
 }
 
 void verity_close(struct verity_check *vc)
@@ -207,8 +249,8 @@ int verity_sort(struct verity_check *vc, struct report *rep)
 	if (vc->nbad)
 		qsort(vc->bad, vc->nbad, sizeof(*vc->bad), u64_order);
 	if (vc->nbad_leaves)
-		qsort(vc->bad_leaves, vc->nbad_leaves,
-		      sizeof(*vc->bad_leaves), u64_order);
+		qsort(vc->bad_leaves, vc->nbad_leaves, sizeof(*vc->bad_leaves),
+		      u64_order);
 	for (k = 0; k < vc->nbad_leaves; k++) {
 		first = vc->bad_leaves[k] * i->data_per_leaf;
 		last = first + i->data_per_leaf - 1;
@@ -230,9 +272,9 @@ int verity_sort(struct verity_check *vc, struct report *rep)
 	}
 	report_msg(
 		rep, FSCK_LVL_INFO,
-		"dm-verity: %llu data blocks of %u bytes checked (sha256, %u levels), %zu fail",
+		"dm-verity: %llu data blocks of %u bytes checked (%s, %u levels), %zu fail",
 		(unsigned long long)i->data_blocks, i->data_block_size,
-		i->levels, vc->nbad);
+		i->algorithm, i->levels, vc->nbad);
 	return vc->read_error ? -vc->read_error : 0;
 }
 

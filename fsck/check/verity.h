@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --verity=HASHFILE (or --hash-offset=N: the tree in IMAGE) with
- * --root-hash=HEX: every data block of IMAGE checked against a dm-verity
- * hash tree (erofs/verity.h), and each block that fails named by what
- * uses it.
+ * --root-hash=HEX, or the tree IMAGE carries (an AVB footer, a GPT verity
+ * partition): every data block of IMAGE checked against a dm-verity hash
+ * tree (erofs/verity.h), and each block that fails named by what uses it.
  *
  * verity_open() checks the tree's upper levels against the root hash; the
  * scheduler then runs verity_leaf_task() for every leaf block, on the
@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "container.h"
 #include "erofs/verity.h"
 #include "report.h"
 
@@ -41,20 +42,15 @@ struct verity_check {
 };
 
 /*
- * Open the tree of cfg for img's data device. 0, 1 when no tree was
- * asked for, or a negative errno after reporting why (a tree whose root
+ * Open the tree the options name (--verity or --hash-offset), else the
+ * one IMAGE carries (carried, unless --no-verity; --root-hash overrides
+ * its root hash), for img's data device: 0, 1 when there is no tree to
+ * check, or a negative errno after reporting why (a tree whose root
  * differs is a problem: -EFSCORRUPTED).
  */
 int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
-		struct erofs_image *img, struct report *rep);
-
-/*
- * The tree of a partition paired with img's (what names it), at byte 0
- * of hash (taken over), under root: as verity_open() but never 1.
- */
-int verity_open_paired(struct verity_check *vc, struct erofs_image *img,
-		       struct report *rep, struct erofs_source *hash,
-		       const uint8_t *root, size_t root_len, const char *what);
+		struct erofs_image *img, struct report *rep,
+		struct container_verity *carried);
 void verity_close(struct verity_check *vc);
 
 /* The leaf blocks to check: verity_leaf_task() takes each index. */

@@ -14,6 +14,7 @@
 #include "outfile.h"
 #include "sparse.h"
 #include "spool.h"
+#include "tree.h"
 
 /* What --write-image reads and writes at once. */
 #define WRITE_IMAGE_CHUNK (1u << 20)
@@ -70,7 +71,8 @@ static const char *content_of(const uint8_t *b, size_t len)
 		return "an Android sparse image";
 	if (HAS(0, "\x1f\x8b"))
 		return "gzip data";
-	if (HAS(0, "\xfd" "7zXZ\0"))
+	if (HAS(0, "\xfd"
+		   "7zXZ\0"))
 		return "xz data";
 	if (magic32(b, len, 0, 0xfd2fb528))
 		return "zstd data";
@@ -109,8 +111,8 @@ static const char *content_at(const struct erofs_source *src, uint64_t offset,
 
 	if (size <= offset)
 		return "nothing";
-	len = size - offset < CONTENT_PROBE ? (size_t)(size - offset) :
-					      CONTENT_PROBE;
+	len = size - offset < CONTENT_PROBE ? (size_t)(size - offset)
+					    : CONTENT_PROBE;
 	if (erofs_source_read(src, b, len, offset, err))
 		return NULL;
 	return content_of(b, len);
@@ -230,15 +232,15 @@ static int copy_source(const struct erofs_source *src, int fd, bool sparse,
 	for (off = 0; off < size; off += n) {
 		if (interrupted())
 			return -EINTR;
-		n = size - off < WRITE_IMAGE_CHUNK ? (size_t)(size - off) :
-						     WRITE_IMAGE_CHUNK;
+		n = size - off < WRITE_IMAGE_CHUNK ? (size_t)(size - off)
+						   : WRITE_IMAGE_CHUNK;
 		erofs_err_clear(&err);
 		ret = erofs_source_read(src, buf, n, off, &err);
 		if (ret)
 			return source_failed(rep, &err, ret) ? ret : -EIO;
 		/* in order, without offsets: a pipe or device may be the file */
-		ret = sparse ? write_sparse(fd, buf, n, off) :
-			       outfile_write_all(fd, buf, n, -1);
+		ret = sparse ? write_sparse(fd, buf, n, off)
+			     : outfile_write_all(fd, buf, n, -1);
 		if (ret)
 			return ret;
 	}
@@ -258,15 +260,16 @@ int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 		return -ENOMEM;
 	}
 	if (inputs_named_by(path)) {
-		report_usage(rep, "%s: the same file as %s, which this run reads: not overwritten",
-			     path, inputs_named_by(path));
+		report_usage(
+			rep,
+			"%s: the same file as %s, which this run reads: not overwritten",
+			path, inputs_named_by(path));
 		free(buf);
 		return -EINVAL;
 	}
 	ret = outfile_open(&of, path);
 	if (ret) {
-		report_fatal(rep, "cannot create %s: %s", path,
-			     strerror(-ret));
+		report_fatal(rep, "cannot create %s: %s", path, strerror(-ret));
 		free(buf);
 		return ret;
 	}
@@ -366,20 +369,24 @@ static int holds_erofs(const struct fsck_cfg *cfg, struct report *rep,
 	if (!strcmp(what, "EROFS"))
 		return 0;
 	if (name && cfg->offset)
-		report_fatal(rep, "partition %s holds %s at --offset=%llu, not EROFS",
-			     name, what, (unsigned long long)cfg->offset);
+		report_fatal(
+			rep,
+			"partition %s holds %s at --offset=%llu, not EROFS",
+			name, what, (unsigned long long)cfg->offset);
 	else if (name)
 		report_fatal(rep, "partition %s holds %s, not EROFS", name,
 			     what);
 	else if (cfg->offset)
-		report_fatal(rep, "%s holds %s at --offset=%llu, not EROFS (no EROFS superblock at byte %llu of the file)",
-			     rep->image, what,
-			     (unsigned long long)cfg->offset,
-			     (unsigned long long)cfg->offset +
-				     EROFS_SUPER_OFFSET);
+		report_fatal(
+			rep,
+			"%s holds %s at --offset=%llu, not EROFS (no EROFS superblock at byte %llu of the file)",
+			rep->image, what, (unsigned long long)cfg->offset,
+			(unsigned long long)cfg->offset + EROFS_SUPER_OFFSET);
 	else
-		report_fatal(rep, "%s holds %s, not EROFS (no EROFS superblock at byte %u)",
-			     rep->image, what, EROFS_SUPER_OFFSET);
+		report_fatal(
+			rep,
+			"%s holds %s, not EROFS (no EROFS superblock at byte %u)",
+			rep->image, what, EROFS_SUPER_OFFSET);
 	return -EINVAL;
 }
 
@@ -416,8 +423,9 @@ static int open_partition(const struct fsck_cfg *cfg, struct report *rep,
 			   rep->image, part->name,
 			   (unsigned long long)part->size,
 			   erofs_source_pieces(*src), what);
-		ret = cfg->write_image ? 0 :
-					 holds_erofs(cfg, rep, *src, part->name);
+		ret = cfg->write_image
+			      ? 0
+			      : holds_erofs(cfg, rep, *src, part->name);
 		if (ret) {
 			erofs_source_close(*src);
 			*src = NULL;
@@ -516,65 +524,6 @@ static int gpt_select(const struct fsck_cfg *cfg, struct report *rep,
 	return ret;
 }
 
-/* The UUID's 16 bytes in their text order: the root hash's order. */
-static void uuid_bytes(const uint8_t guid[16], uint8_t out[16])
-{
-	char text[37], *p;
-	unsigned int i = 0, v;
-
-	erofs_gpt_guid_text(guid, text);
-	for (p = text; *p && i < 16; p += 2) {
-		if (*p == '-')
-			p++;
-		sscanf(p, "%2x", &v);
-		out[i++] = (uint8_t)v;
-	}
-}
-
-/*
- * The one partition of type "<type of part>-verity" (root-x86-64-verity
- * for root-x86-64), or NULL.
- */
-static const struct erofs_gpt_part *
-gpt_verity_of(const struct erofs_gpt *gpt, const struct erofs_gpt_part *part)
-{
-	const struct erofs_gpt_part *found = NULL;
-	size_t n;
-	uint32_t i;
-
-	if (!part->type_name || strstr(part->type_name, "-verity"))
-		return NULL;
-	n = strlen(part->type_name);
-	for (i = 0; i < gpt->nparts; i++) {
-		const char *t = gpt->parts[i].type_name;
-
-		if (!t || strncmp(t, part->type_name, n) ||
-		    strcmp(t + n, "-verity"))
-			continue;
-		if (found)
-			return NULL;
-		found = &gpt->parts[i];
-	}
-	return found;
-}
-
-/* part's paired verity partition into pair, if it has one. */
-static int gpt_pair(const struct erofs_source *disk,
-		    const struct erofs_gpt *gpt,
-		    const struct erofs_gpt_part *part,
-		    struct container_verity *pair, struct erofs_err *err)
-{
-	const struct erofs_gpt_part *vp = gpt_verity_of(gpt, part);
-
-	if (!vp)
-		return 0;
-	uuid_bytes(part->uuid, pair->root);
-	uuid_bytes(vp->uuid, pair->root + 16);
-	snprintf(pair->what, sizeof(pair->what), "GPT partition %u (%s)",
-		 vp->index, vp->type_name);
-	return erofs_gpt_open_partition(&pair->hash, disk, vp, err);
-}
-
 /* The GPT partition of --partition, or gpt_default()'s, if EROFS. */
 static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
 			      const struct erofs_source *disk,
@@ -597,7 +546,7 @@ static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret)
 		ret = erofs_gpt_open_partition(src, disk, part, &err);
 	if (!ret && pair)
-		ret = gpt_pair(disk, gpt, part, pair, &err);
+		ret = tree_of_gpt(disk, gpt, part, pair, &err);
 	if (ret < 0 && ret != -EINVAL)
 		report_lib_error(rep, &loc, &err, ret);
 	if (!ret) {
@@ -621,8 +570,8 @@ static int open_gpt_partition(const struct fsck_cfg *cfg, struct report *rep,
 	return ret < 0 ? ret : 0;
 }
 
-int container_open(const struct fsck_cfg *cfg, struct report *rep,
-		   struct erofs_source **src, struct container_verity *pair)
+static int open_source(const struct fsck_cfg *cfg, struct report *rep,
+		       struct erofs_source **src, struct container_verity *pair)
 {
 	struct erofs_source *image;
 	int ret = open_image_source(rep, cfg->image, &image);
@@ -662,4 +611,20 @@ int container_open(const struct fsck_cfg *cfg, struct report *rep,
 	}
 	*src = image;
 	return 0;
+}
+
+int container_open(const struct fsck_cfg *cfg, struct report *rep,
+		   struct erofs_source **src, struct container_verity *pair)
+{
+	int ret = open_source(cfg, rep, src, pair);
+
+	/* an Android partition image ends with its tree's AVB footer */
+	if (!ret && *src && pair && !pair->found && !cfg->list_partitions &&
+	    !cfg->write_image)
+		ret = tree_of_avb(rep, *src, pair);
+	if (ret < 0 && *src) {
+		erofs_source_close(*src);
+		*src = NULL;
+	}
+	return ret;
 }

@@ -15,6 +15,7 @@
 #include "erofs/gpt.h"
 #include "erofs/lp.h"
 #include "erofs/source.h"
+#include "erofs/verity.h"
 #include "fsck.h"
 #include "report.h"
 
@@ -23,19 +24,28 @@
  * (with --list-partitions: IMAGE, the super image); with --write-image,
  * whatever it holds, EROFS or not. The checksums of a
  * sparse image are verified first; a mismatch is reported as a problem and
- * the run goes on. With pair, a GPT partition's dm-verity partition goes
- * there. Returns 0, or a negative errno after reporting why.
+ * the run goes on. With pair, the dm-verity tree IMAGE carries goes
+ * there (pair->found). Returns 0, or a negative errno after reporting why.
  */
 /*
- * A GPT partition's dm-verity partition, paired as the Discoverable
- * Partitions Specification pairs them (root-x86-64 with the one
- * root-x86-64-verity): its bytes, and the root hash, which is the data
- * partition's UUID then the verity partition's.
+ * A dm-verity tree IMAGE carries (docs/android.md): a GPT partition's
+ * paired verity partition, as the Discoverable Partitions Specification
+ * pairs them (root-x86-64 with the one root-x86-64-verity: the root hash
+ * is the data partition's UUID then the verity partition's, or the
+ * rootHash of the root-x86-64-verity-sig partition's JSON), or an AVB
+ * hashtree footer (the tree in IMAGE after the filesystem, with no
+ * superblock; its parameters and root digest in the footer's vbmeta).
  */
 struct container_verity {
-	struct erofs_source *hash; /* NULL: none */
-	uint8_t root[32];
-	char what[64]; /* what names it in messages */
+	bool found;
+	struct erofs_source *hash; /* the verity partition's; NULL: IMAGE */
+	uint64_t offset; /* of the superblock in hash, or of the tree */
+	bool no_superblock; /* then params: */
+	struct erofs_verity_info params;
+	uint8_t root[EROFS_DIGEST_MAX];
+	size_t root_len;
+	char what[96]; /* names the tree in messages */
+	char root_from[96]; /* where root came from */
 };
 
 int container_open(const struct fsck_cfg *cfg, struct report *rep,

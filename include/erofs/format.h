@@ -296,6 +296,22 @@ static inline uint64_t erofs_get64(const void *p)
 	return (uint64_t)erofs_get32(b) | (uint64_t)erofs_get32(b + 4) << 32;
 }
 
+/* big-endian, as Android's AVB metadata and the SHA family store words */
+static inline uint32_t erofs_get_be32(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+	       (uint32_t)b[2] << 8 | b[3];
+}
+
+static inline uint64_t erofs_get_be64(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint64_t)erofs_get_be32(b) << 32 | erofs_get_be32(b + 4);
+}
+
 static inline void erofs_put16(void *p, uint16_t v)
 {
 	uint8_t *b = p;

@@ -19,23 +19,15 @@
 #include <stdint.h>
 
 #include "erofs/error.h"
+#include "erofs/hash.h"
 #include "erofs/source.h"
 
-#define EROFS_VERITY_DIGEST_MAX 64
 #define EROFS_VERITY_SALT_MAX 256
 
-struct erofs_verity_opts {
-	const struct erofs_source *data; /* the data device: IMAGE */
-	const struct erofs_source *hash; /* may be data itself */
-	uint64_t hash_offset; /* the superblock's byte in hash */
-	const uint8_t *root; /* the root hash expected */
-	size_t root_len;
-};
-
-/* What the superblock says. */
+/* What the superblock says, or what the caller knows without one. */
 struct erofs_verity_info {
 	uint32_t hash_type; /* 1: salt first; 0: salt last (Chrome OS) */
-	char algorithm[32];
+	char algorithm[32]; /* sha1, sha256, sha512 */
 	uint32_t data_block_size, hash_block_size;
 	uint64_t data_blocks;
 	uint16_t salt_size;
@@ -45,12 +37,28 @@ struct erofs_verity_info {
 	uint64_t data_per_leaf; /* data blocks one leaf block covers */
 };
 
+struct erofs_verity_opts {
+	const struct erofs_source *data; /* the data device: IMAGE */
+	const struct erofs_source *hash; /* may be data itself */
+	uint64_t hash_offset; /* the superblock's byte in hash, or the tree's */
+	const uint8_t *root; /* the root hash expected */
+	size_t root_len;
+	/*
+	 * A tree with no superblock (veritysetup --no-superblock, AVB): its
+	 * parameters (hash type to salt; the rest is computed), and what
+	 * gave them, for messages. NULL: read the superblock.
+	 */
+	const struct erofs_verity_info *params;
+	const char *params_from;
+};
+
 struct erofs_verity;
 
 /*
- * Read the superblock at hash_offset of hash and check it (version,
- * algorithm, block sizes, the data inside data, the tree inside hash and
- * not over the data it covers when both are one), then the tree's upper
+ * Read the superblock at hash_offset of hash (or take o->params) and check
+ * it (version, algorithm, block sizes, the data inside data, the tree
+ * inside hash and not over the data it covers when both are one), then
+ * the tree's upper
  * levels against the root hash. -EFSCORRUPTED when the tree is damaged
  * or its root is not the one given (the message says both),
  * -EOPNOTSUPP for an algorithm this build does not compute, -EINVAL for

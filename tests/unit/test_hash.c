@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* CRC32C and SHA-256 against published vectors and split updates. */
+/* CRC32C and the SHA digests against published vectors and split updates. */
 #include <stdio.h>
 #include <string.h>
 
@@ -254,11 +254,147 @@ START_TEST(test_sha256_implementations_agree)
 }
 END_TEST
 
+/* sha1 and sha512, through the by-name interface dm-verity uses */
+
+static void check_digest(const char *alg, const void *data, size_t len,
+			 const char *want)
+{
+	struct erofs_digest d;
+	uint8_t out[EROFS_DIGEST_MAX];
+	char hex[2 * EROFS_DIGEST_MAX + 1];
+	unsigned int i, n;
+
+	erofs_digest_init(&d, erofs_digest_by_name(alg));
+	erofs_digest_update(&d, data, len);
+	erofs_digest_final(&d, out);
+	n = erofs_digest_size(d.alg);
+	for (i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", out[i]);
+	ck_assert_str_eq(hex, want);
+}
+
+START_TEST(test_digest_names)
+{
+	ck_assert_int_eq(erofs_digest_by_name("sha1"), EROFS_DIGEST_SHA1);
+	ck_assert_int_eq(erofs_digest_by_name("sha256"), EROFS_DIGEST_SHA256);
+	ck_assert_int_eq(erofs_digest_by_name("sha512"), EROFS_DIGEST_SHA512);
+	ck_assert_int_eq(erofs_digest_by_name("sha384"), EROFS_DIGEST_NONE);
+	ck_assert_int_eq(erofs_digest_by_name("SHA256"), EROFS_DIGEST_NONE);
+	ck_assert_uint_eq(erofs_digest_size(EROFS_DIGEST_SHA1), 20);
+	ck_assert_uint_eq(erofs_digest_size(EROFS_DIGEST_SHA512), 64);
+	ck_assert_str_eq(erofs_digest_name(EROFS_DIGEST_SHA256), "sha256");
+}
+END_TEST
+
+/* FIPS 180-4's examples (NIST CSRC, "Example Values"). */
+START_TEST(test_digest_nist)
+{
+	check_digest("sha1", "", 0, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	check_digest("sha1", "abc", 3,
+		     "a9993e364706816aba3e25717850c26c9cd0d89d");
+	check_digest("sha1",
+		     "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		     56, "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+	check_digest("sha256", "abc", 3,
+		     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	check_digest("sha512", "abc", 3,
+		     "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+		     "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f");
+	check_digest("sha512", "", 0,
+		     "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce"
+		     "47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e");
+	check_digest("sha512",
+		     "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+		     112,
+		     "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018"
+		     "501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909");
+}
+END_TEST
+
+/* Lengths around each padding boundary (digests from Python hashlib). */
+START_TEST(test_digest_padding_edges)
+{
+	static const struct {
+		const char *alg;
+		size_t len;
+		const char *hex;
+	} v[] = {
+		{ "sha1", 55, "ddf57317ef34bfee3b6df83d359098930eb278bc" },
+		{ "sha1", 56, "a0d492bb0fc889d0eca3bc137066ab6f4f74f369" },
+		{ "sha1", 63, "c55856749bef509bdfe6bfebfc7bf4e793e82132" },
+		{ "sha1", 64, "bede92be29c3874e1b54ddc77988d606fc857a8e" },
+		{ "sha1", 65, "b05a80522b053d6dc7e0a517d0e70212c7dad11f" },
+		{ "sha1", 1000, "4231a8a50a10fa9758db8ec71fdef855b751048a" },
+		{ "sha512", 111,
+		  "68cffa6d0d76f309c9ce0d35280939f8e25990c43b7b086ccdf709be35b07d4d"
+		  "dba599541ff2b1c19d34ea49aeafb9659adb7ac3c0b078bb30a22d57fc6687ef" },
+		{ "sha512", 112,
+		  "d0865c524d1dddf7c23b799c413f5adcd7caefd3f66a9b49750ec81066012c25"
+		  "a8bcf94ddea6dc525691673097ca40e0101e897fc97218cfdb0704084e2bef4b" },
+		{ "sha512", 127,
+		  "e0b6a20f1c0c88970a9340152cd5a1c1ecf3d3b8de55102741879438079473540"
+		  "133b812706e5dbec322c8c9523b6fc8c6d16ee626e87ad5fe3d2916afedc369" },
+		{ "sha512", 128,
+		  "99b16f17aa0b969a5b8f08f367719d516e330ccd2660b6f0688ec031dbc783de"
+		  "50a1cd185a2568dba75070a2403d17d4741d163578515dfd2ff756ddfe4d47b1" },
+		{ "sha512", 129,
+		  "a1556e29185778aa5991e34b8884c840d589f0fbb4b8ed590e51e9ac4eb03a00"
+		  "8125000db2671f8fe7f485b59a77b518670078ecb41a54b4cd02a7f1d2ca4c6d" },
+		{ "sha512", 1000,
+		  "00e36fccf193e59697a92b5ab24666ce6326d7fa16bf10832d0991ddc591112e"
+		  "9dfa6a636950ed9c4d67344a760654c2ff7785e1d60094d651038735b5dccabd" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		check_digest(v[i].alg, pattern, v[i].len, v[i].hex);
+}
+END_TEST
+
+/* Every split point of a message gives the one-shot digest. */
+START_TEST(test_digest_split_everywhere)
+{
+	static const enum erofs_digest_alg algs[] = { EROFS_DIGEST_SHA1,
+						      EROFS_DIGEST_SHA512 };
+	uint8_t whole[EROFS_DIGEST_MAX], out[EROFS_DIGEST_MAX];
+	struct erofs_digest d;
+	size_t len = 300, cut;
+	unsigned int a;
+
+	for (a = 0; a < 2; a++) {
+		erofs_digest_init(&d, algs[a]);
+		erofs_digest_update(&d, pattern, len);
+		erofs_digest_final(&d, whole);
+		for (cut = 0; cut <= len; cut++) {
+			erofs_digest_init(&d, algs[a]);
+			erofs_digest_update(&d, pattern, cut);
+			erofs_digest_update(&d, pattern + cut, len - cut);
+			erofs_digest_final(&d, out);
+			ck_assert_mem_eq(out, whole, erofs_digest_size(algs[a]));
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_digest_million_a)
+{
+	static uint8_t a[1000000];
+
+	memset(a, 'a', sizeof(a));
+	check_digest("sha1", a, sizeof(a),
+		     "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+	check_digest("sha512", a, sizeof(a),
+		     "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb"
+		     "de0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b");
+}
+END_TEST
+
 static Suite *hash_suite(void)
 {
 	Suite *s = suite_create("hash");
 	TCase *crc = tcase_create("crc32c");
 	TCase *sha = tcase_create("sha256");
+	TCase *dig = tcase_create("digests");
 
 	tcase_add_unchecked_fixture(crc, fill_pattern, NULL);
 	tcase_add_test(crc, test_crc32c_superblock_vector);
@@ -276,6 +412,14 @@ static Suite *hash_suite(void)
 	tcase_add_loop_test(sha, test_sha256_byte_at_a_time, 0, 2);
 	tcase_add_test(sha, test_sha256_implementations_agree);
 	suite_add_tcase(s, sha);
+
+	tcase_add_unchecked_fixture(dig, fill_pattern, NULL);
+	tcase_add_test(dig, test_digest_names);
+	tcase_add_test(dig, test_digest_nist);
+	tcase_add_test(dig, test_digest_padding_edges);
+	tcase_add_test(dig, test_digest_split_everywhere);
+	tcase_add_test(dig, test_digest_million_a);
+	suite_add_tcase(s, dig);
 	return s;
 }
 
