@@ -272,9 +272,10 @@ int verity_sort(struct verity_check *vc, struct report *rep)
 	}
 	report_msg(
 		rep, FSCK_LVL_INFO,
-		"dm-verity: %llu data blocks of %u bytes checked (%s, %u levels), %zu fail",
-		(unsigned long long)i->data_blocks, i->data_block_size,
-		i->algorithm, i->levels, vc->nbad);
+		"dm-verity (%s, a tree of %u level%s): %llu data block%s of %u bytes checked, %zu fail",
+		i->algorithm, i->levels, i->levels == 1 ? "" : "s",
+		(unsigned long long)i->data_blocks,
+		i->data_blocks == 1 ? "" : "s", i->data_block_size, vc->nbad);
 	return vc->read_error ? -vc->read_error : 0;
 }
 

@@ -70,10 +70,29 @@ seed_outputs lz4hc 40 46 4a 80 8a c0 c2
 seed_outputs plain 40 88 c4
 
 # A GPT disk made by sfdisk (fdisk's package), sectors from 34 on so that
-# it stays small: lz4.erofs in a root partition, and an empty
-# root-verity one beside it.
+# it stays small: lz4.erofs in a root partition, and its dm-verity tree
+# (veritysetup format, cryptsetup-bin, a fixed salt and UUID) in the
+# root-verity one beside it, the two partitions' UUIDs making the tree's
+# root hash, so that the tree is checked as a disk image's is.
+hash=$tmp/lz4.verity
+root=$(veritysetup format --salt=5a5a5a5a --uuid=01234567-89ab-cdef-0123-456789abcdef \
+	"$out/lz4.erofs" "$hash" | sed -n 's/^Root hash:[[:space:]]*//p')
+uuid()
+{
+	printf '%s-%s-%s-%s-%s' "${1:0:8}" "${1:8:4}" "${1:12:4}" "${1:16:4}" \
+		"${1:20:12}"
+}
 gpt=$out/gpt-disk.img
-dd if=/dev/zero of="$gpt" bs=512 count=107 status=none
-printf 'label: gpt\nfirst-lba: 34\nstart=34, size=32, type=4f68bce3-e8cd-4db1-96e7-fbcaf984b709, name="root"\nstart=66, size=8, type=2c7357ed-ebd2-46d9-aec1-23d437ec2bf5, name="root-verity"\n' |
-	sfdisk -q "$gpt"
+dd if=/dev/zero of="$gpt" bs=512 count=123 status=none
+printf 'label: gpt\nfirst-lba: 34\nstart=34, size=32, type=4f68bce3-e8cd-4db1-96e7-fbcaf984b709, uuid=%s, name="root"\nstart=66, size=16, type=2c7357ed-ebd2-46d9-aec1-23d437ec2bf5, uuid=%s, name="root-verity"\n' \
+	"$(uuid "${root:0:32}")" "$(uuid "${root:32:32}")" | sfdisk -q "$gpt"
 dd if="$out/lz4.erofs" of="$gpt" bs=512 seek=34 conv=notrunc status=none
+dd if="$hash" of="$gpt" bs=512 seek=66 conv=notrunc status=none
+
+# lz4.erofs as an Android partition with an AVB hashtree footer
+# (tests/lib/avbimg.py), found and checked with no option.
+PYTHONPATH=$(dirname "$0")/../lib python3 -c '
+import sys, avbimg
+raw = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(avbimg.add_hashtree_footer(raw)[0])' \
+	"$out/lz4.erofs" "$out/avb-footer.erofs"
