@@ -34,7 +34,11 @@
  * their magic is recognised. An input with "EFI PART" at byte 512 or
  * 4096 (a GPT disk) is read as one: with bit 1 set, --list-partitions
  * alone; else the run above on its EROFS root partition, found as
- * without --partition.
+ * without --partition, with the dm-verity tree of its root-verity
+ * partition checked (the seed's UUIDs make its root hash). An input
+ * that ends with an AVB footer has the tree its vbmeta describes checked
+ * the same way: the footer, the vbmeta and the tree are the fuzzer's
+ * bytes too.
  *
  * The manifest goes to /dev/null unless FUZZ_VERBOSE is set; run libFuzzer
  * with -close_fd_mask=2 to silence fsck's messages as well.
