@@ -29,51 +29,30 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 
-from erofstest import tap, tap_end  # noqa: E402
+from erofstest import crashed, read_file, run_fsck, tap, tap_end, \
+    write_file  # noqa: E402
 import androidimg as ai  # noqa: E402
 
-FSCK = os.environ.get("FSCK", "fsck.erofs")
 DATA = os.environ.get("EROFS_TEST_DATA", "")
 HAVE_SIMG = bool(shutil.which("img2simg") and shutil.which("simg2img"))
 
 
-def run(*args, stdin=None):
-    p = subprocess.run([FSCK, *map(str, args)], capture_output=True,
-                       timeout=300, stdin=stdin)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
-
-
-def crashed(err):
-    return "Sanitizer" in err or "runtime error" in err
-
-
 def same(what, args, want, stdin=None):
-    rc, out, err = run(*args, stdin=stdin)
+    rc, out, err = run_fsck(*args, stdin=stdin)
     tap(rc == 0 and out == want and not crashed(err), what,
         ["exit %d" % rc, err[-600:]])
 
 
 def reported(what, args, status, text):
     """A damaged container: exit status and message, no crash."""
-    rc, _, err = run(*args)
+    rc, _, err = run_fsck(*args)
     tap(rc == status and text in err and not crashed(err), what,
         ["exit %d, want %d; want %r in:" % (rc, status, text), err[-600:]])
 
 
 def sparse_tests(tmp, raw_img):
-    raw = read(raw_img)
-    want = run("--manifest", raw_img)[1]
+    raw = read_file(raw_img)
+    want = run_fsck("--manifest", raw_img)[1]
     if HAVE_SIMG:
         simg = os.path.join(tmp, "img2simg.simg")
         subprocess.run(["img2simg", raw_img, simg], check=True)
@@ -86,16 +65,16 @@ def sparse_tests(tmp, raw_img):
     # a FILL pattern before the image, zeros after it, small RAW chunks
     head = b"\xde\xad\xbe\xef" * 2048
     padded = head + ai.pad(raw) + b"\0" * 3 * 4096
-    plain = write(os.path.join(tmp, "padded.img"), padded)
+    plain = write_file(os.path.join(tmp, "padded.img"), padded)
     chunks = ai.sparse_chunks(padded, max_raw=3, crc_every=5)
     kinds = {c[0] for c in chunks}
     tap(kinds == {ai.RAW, ai.FILL, ai.DONT_CARE, ai.CRC32},
         "the writer makes every chunk type", [sorted(kinds)])
-    own = write(os.path.join(tmp, "own.simg"), ai.sparse_bytes(chunks))
+    own = write_file(os.path.join(tmp, "own.simg"), ai.sparse_bytes(chunks))
     if HAVE_SIMG:
         back = os.path.join(tmp, "back.img")
         subprocess.run(["simg2img", own, back], check=True)
-        tap(read(back) == padded, "simg2img unsparses the writer's image")
+        tap(read_file(back) == padded, "simg2img unsparses the writer's image")
     else:
         tap(True, "simg2img", directive="SKIP no simg2img")
     off = "--offset=%d" % len(head)
@@ -103,20 +82,20 @@ def sparse_tests(tmp, raw_img):
         same("own sparse image, --offset: --manifest %s" % j,
              ("--manifest", off, j, own), want)
     same("own sparse image: --list", ("--list", off, own),
-         run("--list", off, plain)[1])
+         run_fsck("--list", off, plain)[1])
     same("own sparse image: --tar=-", ("--tar=-", off, own),
-         run("--tar=-", off, plain)[1])
+         run_fsck("--tar=-", off, plain)[1])
     with open(own, "rb") as f:
         p = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
         same("own sparse image through a pipe",
              ("--manifest", off, "-"), want, stdin=p.stdout)
         p.wait()
     out = os.path.join(tmp, "out")
-    rc, _, err = run("--extract=" + out, "-j2", off, own)
-    rc2, diff, err2 = run("--compare=" + out, raw_img)
+    rc, _, err = run_fsck("--extract=" + out, "-j2", off, own)
+    rc2, diff, err2 = run_fsck("--compare=" + out, raw_img)
     tap(rc == 0 and rc2 == 0 and not diff, "own sparse image: --extract=DIR"
         " holds the raw image's tree", [err[-300:], diff[:300], err2[-300:]])
-    fill = write(os.path.join(tmp, "fill.simg"), ai.sparse_bytes(
+    fill = write_file(os.path.join(tmp, "fill.simg"), ai.sparse_bytes(
         ai.sparse_chunks(padded, zeros="fill")))
     same("FILL chunks of zeros", ("--manifest", off, fill), want)
     sparse_damage(tmp, chunks, off)
@@ -138,7 +117,7 @@ def sparse_damage(tmp, chunks, off):
     first_crc = next(i for i, c in enumerate(chunks) if c[0] == ai.CRC32)
 
     def variant(name, data, status, text):
-        path = write(os.path.join(tmp, "bad.simg"), data)
+        path = write_file(os.path.join(tmp, "bad.simg"), data)
         reported("damaged sparse image: " + name, ("--extract", off, path),
                  status, text)
 
@@ -203,13 +182,13 @@ def make_super(raw_a, raw_b, **kw):
 
 
 def super_tests(tmp, img_a, img_b):
-    raw_a, raw_b = read(img_a), read(img_b)
-    want_a = run("--manifest", img_a)[1]
-    want_b = run("--manifest", img_b)[1]
+    raw_a, raw_b = read_file(img_a), read_file(img_b)
+    want_a = run_fsck("--manifest", img_a)[1]
+    want_b = run_fsck("--manifest", img_b)[1]
     s = make_super(raw_a, raw_b)
-    sup = write(os.path.join(tmp, "super.img"), s.image())
+    sup = write_file(os.path.join(tmp, "super.img"), s.image())
 
-    rc, out, err = run("--list-partitions", sup)
+    rc, out, err = run_fsck("--list-partitions", sup)
     rows = {r.split("\t")[0]: r.split("\t") for r in
             out.decode().splitlines() if not r.startswith("#")}
     ok = (rc == 0 and rows.get("NAME", [None])[0] == "NAME" and
@@ -224,7 +203,7 @@ def super_tests(tmp, img_a, img_b):
           rows["odm_a"][3] == "-")
     tap(ok, "--list-partitions", ["exit %d" % rc, out.decode()[-800:],
                                   err[-300:]])
-    rc, out, err = run("--list-partitions", "--json", sup)
+    rc, out, err = run_fsck("--list-partitions", "--json", sup)
     try:
         js = json.loads(out)
         parts = {p["name"]: p for p in js["partitions"]}
@@ -254,17 +233,17 @@ def super_tests(tmp, img_a, img_b):
     same("--partition=vendor --slot=a", ("--manifest", "--slot=a",
                                          "--partition=vendor", sup), want_b)
     out = os.path.join(tmp, "vendor")
-    rc, _, err = run("--extract=" + out, "--partition=vendor_a", sup)
-    rc2, diff, _ = run("--compare=" + out, img_b)
+    rc, _, err = run_fsck("--extract=" + out, "--partition=vendor_a", sup)
+    rc2, diff, _ = run_fsck("--compare=" + out, img_b)
     tap(rc == 0 and rc2 == 0 and not diff, "--extract=DIR --partition",
         [err[-300:], diff[:300]])
-    simg = write(os.path.join(tmp, "super.simg"), ai.sparse_bytes(
+    simg = write_file(os.path.join(tmp, "super.simg"), ai.sparse_bytes(
         ai.sparse_chunks(s.image(), max_raw=64)))
     same("sparse super image: --partition=vendor",
          ("--manifest", "--partition=vendor", simg), want_b)
-    rc, out, err = run("--list-partitions", simg)
+    rc, out, err = run_fsck("--list-partitions", simg)
     tap(rc == 0 and out.split(b"\n")[1:] ==
-        run("--list-partitions", sup)[1].split(b"\n")[1:],
+        run_fsck("--list-partitions", sup)[1].split(b"\n")[1:],
         "sparse super image: --list-partitions", [err[-300:]])
     if HAVE_SIMG:
         simg2 = os.path.join(tmp, "super2.simg")
@@ -272,14 +251,14 @@ def super_tests(tmp, img_a, img_b):
         same("img2simg super image: --partition=system",
              ("--manifest", "--partition=system", simg2), want_a)
 
-    one = write(os.path.join(tmp, "one-slot.img"),
+    one = write_file(os.path.join(tmp, "one-slot.img"),
                 make_super(raw_a, raw_b, slots=1, minor=0).image())
     same("one metadata slot, version 10.0",
          ("--manifest", "--partition=system", one), want_a)
     both = ai.Super()
     both.partition("system_a", ai.pad(raw_a), group=both.group("main_a"))
     both.partition("system_b", ai.pad(raw_b), group=both.group("main_b"))
-    bimg = write(os.path.join(tmp, "both.img"), both.image())
+    bimg = write_file(os.path.join(tmp, "both.img"), both.image())
     reported("both slots hold data, no --slot",
              ("--partition=system", bimg), 16, "--slot=a or --slot=b")
     same("both slots hold data, --slot=b",
@@ -305,11 +284,11 @@ def super_damage(tmp, s, want_a):
     good = s.image()
 
     def path(data):
-        return write(os.path.join(tmp, "bad-super.img"), data)
+        return write_file(os.path.join(tmp, "bad-super.img"), data)
 
     def backup_used(name, data, text):
         p = path(data)
-        rc, out, err = run("--manifest", "--partition=system", p)
+        rc, out, err = run_fsck("--manifest", "--partition=system", p)
         tap(rc == 0 and out == want_a and text in err and
             "backup copy" in err, "damaged primary %s, good backup" % name,
             ["exit %d" % rc, err[-600:]])
@@ -320,7 +299,7 @@ def super_damage(tmp, s, want_a):
                 "metadata of slot 0: header SHA-256 checksum mismatch")
     backup_used("metadata tables", flip(good, s.primary_metadata_pos() + 300),
                 "metadata of slot 0: tables SHA-256 checksum mismatch")
-    rc, out, err = run("--list-partitions", path(flip(
+    rc, out, err = run_fsck("--list-partitions", path(flip(
         good, s.primary_metadata_pos() + 60)))
     tap(rc == 0 and b"system_a" in out and "backup copy" in err,
         "--list-partitions with a damaged primary", [err[-300:]])
@@ -366,7 +345,7 @@ def super_damage(tmp, s, want_a):
     many = ai.Super(max_size=2 << 20)
     for i in range(20000):
         many.partition("p%05d" % i, attrs=0)
-    rc, out, err = run("--list-partitions", path(many.image()))
+    rc, out, err = run_fsck("--list-partitions", path(many.image()))
     tap(rc == 0 and out.count(b"\tempty\n") == 20000,
         "20000 partitions", ["exit %d" % rc, err[-300:]])
     many.partitions[19999][0] = "p00007"
@@ -392,19 +371,19 @@ def allocated(path):
 def write_tests(tmp, img_a, img_b):
     """--write-image and --write-partitions: the bytes out of sparse and
     super images, as simg2img and lpunpack give them"""
-    raw_a, raw_b = read(img_a), read(img_b)
+    raw_a, raw_b = read_file(img_a), read_file(img_b)
     out = os.path.join(tmp, "w.img")
     if HAVE_SIMG:
         simg = os.path.join(tmp, "w.simg")
         subprocess.run(["img2simg", img_a, simg], check=True)
         back = os.path.join(tmp, "simg2img.img")
         subprocess.run(["simg2img", simg, back], check=True)
-        rc, _, err = run("--write-image=" + out, simg)
-        tap(rc == 0 and read(out) == read(back),
+        rc, _, err = run_fsck("--write-image=" + out, simg)
+        tap(rc == 0 and read_file(out) == read_file(back),
             "--write-image of a sparse image: simg2img's bytes, checked",
             ["exit %d" % rc, err[-300:]])
-        rc, piped, err = run("--write-image=/dev/stdout", simg)
-        tap(rc == 0 and piped == read(back),
+        rc, piped, err = run_fsck("--write-image=/dev/stdout", simg)
+        tap(rc == 0 and piped == read_file(back),
             "--write-image=/dev/stdout into a pipe: the same bytes",
             ["exit %d" % rc, err[-300:]])
     else:
@@ -412,33 +391,33 @@ def write_tests(tmp, img_a, img_b):
             directive="SKIP no img2simg")
         tap(True, "--write-image=/dev/stdout", directive="SKIP no img2simg")
     s = make_super(raw_a, raw_b)
-    sup = write(os.path.join(tmp, "w-super.img"), s.image())
-    rc, _, err = run("--write-image=" + out, "--partition=system_a", sup)
-    tap(rc == 0 and read(out) == ai.pad(raw_a),
+    sup = write_file(os.path.join(tmp, "w-super.img"), s.image())
+    rc, _, err = run_fsck("--write-image=" + out, "--partition=system_a", sup)
+    tap(rc == 0 and read_file(out) == ai.pad(raw_a),
         "--write-image --partition=system_a: the partition's bytes",
         ["exit %d" % rc, err[-300:]])
-    rc, _, err = run("--write-image=" + out, "--partition=product_a", sup)
-    tap(rc == 0 and read(out) == ext4_like() and "not EROFS" not in err,
+    rc, _, err = run_fsck("--write-image=" + out, "--partition=product_a", sup)
+    tap(rc == 0 and read_file(out) == ext4_like() and "not EROFS" not in err,
         "--write-image of an ext4 partition: written, exit 0",
         ["exit %d" % rc, err[-300:]])
-    rc, _, err = run("--sparse", "--write-image=" + out,
+    rc, _, err = run_fsck("--sparse", "--write-image=" + out,
                      "--partition=product_a", sup)
-    tap(rc == 0 and read(out) == ext4_like() and
+    tap(rc == 0 and read_file(out) == ext4_like() and
         allocated(out) < len(ext4_like()) // 2,
         "--write-image --sparse: zero runs become holes",
         ["exit %d, %d bytes allocated" % (rc, allocated(out)), err[-300:]])
     parts = os.path.join(tmp, "parts")
-    rc, _, err = run("-d3", "--write-partitions=" + parts, sup)
+    rc, _, err = run_fsck("-d3", "--write-partitions=" + parts, sup)
     files = sorted(os.listdir(parts)) if os.path.isdir(parts) else []
     tap(rc == 0 and files == ["product_a.img", "system_a.img",
                               "vendor_a.img"] and
-        read(os.path.join(parts, "system_a.img")) == ai.pad(raw_a) and
-        read(os.path.join(parts, "vendor_a.img")) == ai.pad(raw_b) and
+        read_file(os.path.join(parts, "system_a.img")) == ai.pad(raw_a) and
+        read_file(os.path.join(parts, "vendor_a.img")) == ai.pad(raw_b) and
         err.count("no errors found") == 1,
         "--write-partitions: every partition with bytes, as lpunpack, "
         "the EROFS ones checked", ["exit %d: %s" % (rc, files),
                                    err[-600:]])
-    rc, _, err = run("--write-image=" + sup, "--partition=system_a", sup)
+    rc, _, err = run_fsck("--write-image=" + sup, "--partition=system_a", sup)
     tap(rc == 16 and "which this run reads" in err,
         "--write-image onto IMAGE: refused (exit 16)",
         ["exit %d" % rc, err[-300:]])

@@ -21,35 +21,18 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 
-from erofstest import tap, tap_end  # noqa: E402
+from erofstest import crashed, run_fsck, tap, tap_end, write_file  # noqa: E402
 import androidimg as ai  # noqa: E402
 import avbimg  # noqa: E402
 
-FSCK = os.environ.get("FSCK", "fsck.erofs")
 DATA = os.environ.get("EROFS_TEST_DATA", "")
 VERITYSETUP = shutil.which("veritysetup")
 SALT = b"\x5a" * 32
 AVB_TREE = 'the dm-verity tree of the AVB hashtree footer (partition "system")'
 
 
-def run(*args):
-    p = subprocess.run([FSCK, *map(str, args)], capture_output=True,
-                       timeout=300)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
-
-
-def write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
-
-
-def crashed(err):
-    return "Sanitizer" in err or "runtime error" in err
-
-
 def reported(what, args, status, texts):
-    rc, _, err = run(*args)
+    rc, _, err = run_fsck(*args)
     missing = [t for t in texts if t not in err]
     tap(rc == status and not missing and not crashed(err), what,
         ["exit %d, want %d; missing %r in:" % (rc, status, missing),
@@ -67,26 +50,27 @@ def veritysetup_verify(path, root, tree_offset, blocks, alg):
 
 
 def good_footers(tmp, raw):
-    want = run("--manifest", os.path.join(tmp, "raw.img"))[1]
+    want = run_fsck("--manifest", os.path.join(tmp, "raw.img"))[1]
     for alg in ("sha256", "sha1", "sha512"):
         part, root, off, n = avbimg.add_hashtree_footer(raw, alg=alg,
                                                         salt=SALT)
-        img = write(os.path.join(tmp, alg + ".img"), part)
+        img = write_file(os.path.join(tmp, alg + ".img"), part)
         if VERITYSETUP:
             tap(veritysetup_verify(img, root, off, n, alg),
                 "%s: veritysetup verify --no-superblock takes the tree" % alg)
         else:
             tap(True, "%s: veritysetup" % alg, directive="SKIP no veritysetup")
         for j in ("-j1", "-j2"):
-            rc, out, err = run("-d3", "--manifest", j, img)
+            rc, out, err = run_fsck("-d3", "--manifest", j, img)
             tap(rc == 0 and out == want and AVB_TREE in err and
                 "dm-verity (%s, a tree of " % alg in err and
                 " checked, 0 fail" in err,
                 "%s footer %s: checked with no option, the manifest the "
                 "image's" % (alg, j), ["exit %d" % rc, err[-600:]])
     x = os.path.join(tmp, "x")
-    rc, _, err = run("-j2", "--extract=" + x, os.path.join(tmp, "sha256.img"))
-    rc2, diff, err2 = run("--compare=" + x, os.path.join(tmp, "raw.img"))
+    rc, _, err = run_fsck("-j2", "--extract=" + x,
+                          os.path.join(tmp, "sha256.img"))
+    rc2, diff, err2 = run_fsck("--compare=" + x, os.path.join(tmp, "raw.img"))
     tap(rc == 0 and rc2 == 0 and not diff,
         "--extract=DIR of a footed image holds the image's tree",
         [err[-300:], diff[:300], err2[-300:]])
@@ -97,7 +81,7 @@ def flipped(tmp, raw):
     at = raw.index(bytes(2 << 20)) + (1 << 20)
     bad = bytearray(part)
     bad[at] ^= 0xff
-    img = write(os.path.join(tmp, "flip.img"), bad)
+    img = write_file(os.path.join(tmp, "flip.img"), bad)
     block = at // 4096
     err = reported("a byte of stored data flipped: the file and block named",
                    ("-j2", img), 4,
@@ -108,10 +92,10 @@ def flipped(tmp, raw):
             "veritysetup verify fails the same image")
     else:
         tap(True, "veritysetup", directive="SKIP no veritysetup")
-    rc, _, err = run("-d3", "--no-verity", img)
+    rc, _, err = run_fsck("-d3", "--no-verity", img)
     tap(rc == 0 and "dm-verity" not in err,
         "--no-verity: the tree not checked, the flip unseen", [err[-400:]])
-    good = write(os.path.join(tmp, "good.img"), part)
+    good = write_file(os.path.join(tmp, "good.img"), part)
     other = bytes(b ^ 1 for b in root)
     reported("--root-hash overrides the vbmeta's digest", ("--root-hash=" +
              other.hex(), good), 4,
@@ -121,7 +105,7 @@ def flipped(tmp, raw):
              ["its root hash from --root-hash", "checked, 0 fail"])
     tree = bytearray(part)
     tree[off + len(tree[off:]) // 3 // 4096 * 4096 + 9] ^= 0xff
-    leaf = write(os.path.join(tmp, "leaf.img"), tree)
+    leaf = write_file(os.path.join(tmp, "leaf.img"), tree)
     reported("a byte of the tree flipped: named", (leaf,), 4,
              ["fails its hash"])
 
@@ -130,9 +114,10 @@ def containers(tmp, raw):
     part, _, _, _ = avbimg.add_hashtree_footer(raw, salt=SALT)
     sup = ai.Super()
     sup.partition("system", part, pieces=3)
-    img = write(os.path.join(tmp, "super.img"), sup.image())
+    img = write_file(os.path.join(tmp, "super.img"), sup.image())
     reported("a footed partition of a super image: checked",
-             ("-d3", "--partition=system", img), 0, [AVB_TREE, "checked, 0 fail"])
+             ("-d3", "--partition=system", img), 0,
+             [AVB_TREE, "checked, 0 fail"])
     simg = os.path.join(tmp, "footed.simg")
     ai.write_sparse(simg, part)
     reported("a footed sparse image: checked", ("-d3", simg), 0,
@@ -142,21 +127,22 @@ def containers(tmp, raw):
 def vbmeta_kinds(tmp, raw):
     part, _, _, _ = avbimg.add_hashtree_footer(raw, salt=SALT, signed=True)
     reported("a signed vbmeta: its signature said unchecked",
-             ("-d3", write(os.path.join(tmp, "signed.img"), part)), 0,
+             ("-d3", write_file(os.path.join(tmp, "signed.img"), part)), 0,
              ["whose signature is not checked"])
     prop = avbimg.descriptor(avbimg.TAG_PROPERTY,
                              struct.pack(">QQ", 3, 5) + b"key\0value\0")
     part, _, _, _ = avbimg.add_hashtree_footer(
         raw, salt=SALT, extra_descriptors=[prop, prop])
     reported("a property descriptor first: the hashtree found",
-             ("-d3", write(os.path.join(tmp, "props.img"), part)), 0,
+             ("-d3", write_file(os.path.join(tmp, "props.img"), part)), 0,
              [AVB_TREE, "checked, 0 fail"])
     # a boot image's footer: a hash descriptor (tag 2), no tree
     data = ai.pad(raw)
     vb = avbimg.vbmeta([avbimg.descriptor(2, bytes(132))])
     img = bytearray(data + vb + bytes(4096))
     img[-64:] = avbimg.footer(len(raw), len(data), len(vb))
-    rc, _, err = run("-d3", write(os.path.join(tmp, "hash.img"), img))
+    rc, _, err = run_fsck("-d3",
+                          write_file(os.path.join(tmp, "hash.img"), img))
     tap(rc == 0 and "dm-verity" not in err and not crashed(err),
         "a footer with no hashtree descriptor: no tree to check",
         ["exit %d" % rc, err[-400:]])
@@ -171,8 +157,8 @@ def damaged(tmp, raw):
     def variant(what, at, fmt, value, status, texts):
         img = bytearray(part)
         struct.pack_into(fmt, img, at, value)
-        reported(what, (write(os.path.join(tmp, "bad.img"), img),), status,
-                 texts)
+        reported(what, (write_file(os.path.join(tmp, "bad.img"), img),),
+                 status, texts)
 
     variant("a footer pointing past the file", size - 44, ">Q", size * 2, 4,
             ["AVB footer: vbmeta of", "not within"])
@@ -199,7 +185,7 @@ def damaged(tmp, raw):
     img = bytearray(part)
     img[vb_off + 256 + 16 + 164 + 6 + 32] ^= 0xff    # the root digest
     reported("a flipped root digest: both hashes named",
-             (write(os.path.join(tmp, "root.img"), img),), 4,
+             (write_file(os.path.join(tmp, "root.img"), img),), 4,
              ["its root hash is "])
 
 
@@ -211,7 +197,7 @@ def main():
     with open(src, "rb") as f:
         raw = f.read()
     with tempfile.TemporaryDirectory() as tmp:
-        write(os.path.join(tmp, "raw.img"), raw)
+        write_file(os.path.join(tmp, "raw.img"), raw)
         good_footers(tmp, raw)
         flipped(tmp, raw)
         containers(tmp, raw)

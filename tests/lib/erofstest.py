@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: MIT
 """erofstest.py - what the Python tests share: reading and sealing the
 bytes of an image they craft or damage (little-endian fields, the
-superblock checksum), and TAP output (one numbered line a check, the
-first lines of what went wrong under a failure, the plan last).
+superblock checksum), running fsck.erofs (FSCK in the environment) and
+telling a sanitizer's report, and TAP output (one numbered line a check,
+the first lines of what went wrong under a failure, the plan last).
 
 A test imports it by name: Python puts the directory of the script it
 runs, tests/, first on the module path."""
+import os
 import struct
+import subprocess
 import sys
 
 SB = 1024                                   # superblock offset
@@ -57,6 +60,34 @@ def seal_superblock(buf, block_size):
     struct.pack_into("<I", buf, SB + 4, 0)
     struct.pack_into("<I", buf, SB + 4,
                      crc32c_register(bytes(buf[SB:SB + length])))
+
+
+FSCK = os.environ.get("FSCK", "fsck.erofs")
+
+
+def run_fsck(*args, stdin=None, timeout=300):
+    """fsck.erofs with args: its exit status, standard output (bytes) and
+    standard error (text)."""
+    p = subprocess.run([FSCK, *map(str, args)], capture_output=True,
+                       timeout=timeout, stdin=stdin)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def crashed(err):
+    """Did a sanitizer report in this standard error?"""
+    return "Sanitizer" in err or "runtime error" in err
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write_file(path, data):
+    """data into path; path."""
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
 
 
 _count = 0
