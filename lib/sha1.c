@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "erofs/hash.h"
-#include "digest_internal.h"
+#include "digest_buffer.h"
 
 static inline uint32_t rol32(uint32_t x, unsigned int n)
 {

@@ -10,7 +10,7 @@
 
 #include "erofs/hash.h"
 #include "codec.h"
-#include "digest_internal.h"
+#include "digest_buffer.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SHA256_X86 1

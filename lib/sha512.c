@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "erofs/hash.h"
-#include "digest_internal.h"
+#include "digest_buffer.h"
 
 /* FIPS 180-4, 4.2.3: cube roots of the first 80 primes. */
 static const uint64_t sha512_k[80] = {

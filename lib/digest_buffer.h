@@ -4,8 +4,8 @@
  * (read with erofs_get_be32()), input gathered into whole blocks, and the final padding (0x80, zeros,
  * the message's length in bits at the end of the last block).
  */
-#ifndef EROFS_LIB_DIGEST_INTERNAL_H
-#define EROFS_LIB_DIGEST_INTERNAL_H
+#ifndef EROFS_LIB_DIGEST_BUFFER_H
+#define EROFS_LIB_DIGEST_BUFFER_H
 
 #include <stddef.h>
 #include <stdint.h>
