@@ -19,12 +19,12 @@
 #include "erofs/lp.h"
 #include "erofs/verity.h"
 #include "fsck.h"
-#include "inputs.h"
 #include "options.h"
-#include "report.h"
-#include "select.h"
-#include "tar.h"
-#include "walk.h"
+#include "output/tar/tar.h"
+#include "util/inputs.h"
+#include "util/report.h"
+#include "walk/select.h"
+#include "walk/walk.h"
 
 enum {
 	OPT_DEVICE = 256,

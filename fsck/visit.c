@@ -8,13 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check_internal.h"
+#include "check/check_internal.h"
+#include "check/verity.h"
 #include "erofs/inode.h"
 #include "erofs/pool.h"
-#include "interrupt.h"
-#include "scheduler.h"
-#include "task.h"
-#include "verity.h"
+#include "sched/scheduler.h"
+#include "sched/task.h"
+#include "util/interrupt.h"
 #include "visit.h"
 
 /* A directory, a symlink or another inode that is not a regular file. */

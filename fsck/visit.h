@@ -8,7 +8,7 @@
 #ifndef FSCK_VISIT_H
 #define FSCK_VISIT_H
 
-#include "check.h"
+#include "check/check.h"
 
 /* The visitor to hand to walk_tree(), once ck's scheduler has started. */
 void visit_init(struct checker *ck, struct walk_visitor *v);

@@ -3,9 +3,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check_internal.h"
-#include "scheduler.h"
-#include "verity.h"
+#include "check/check_internal.h"
+#include "check/verity.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "erofs/format.h"
@@ -14,7 +13,8 @@
 #include "erofs/inode.h"
 #include "erofs/pool.h"
 #include "erofs/xattr.h"
-#include "interrupt.h"
+#include "sched/scheduler.h"
+#include "util/interrupt.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)

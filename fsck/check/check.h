@@ -29,11 +29,11 @@
 #include "erofs/hash.h"
 #include "erofs/image.h"
 #include "fsck.h"
-#include "nidmap.h"
-#include "output.h"
-#include "progress.h"
-#include "report.h"
-#include "walk.h"
+#include "output/output.h"
+#include "util/nidmap.h"
+#include "util/progress.h"
+#include "util/report.h"
+#include "walk/walk.h"
 
 struct erofs_inode;
 struct erofs_map;

@@ -18,10 +18,10 @@
 
 #include <errno.h>
 
-#include "check.h"
-#include "output.h"
+#include "check/check.h"
+#include "output/output.h"
 #include "result.h"
-#include "xattr_list.h"
+#include "util/xattr_list.h"
 
 /* Where the extents of a range come from, besides mapping them. */
 struct extent_source {

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/verity.h"
 #include "erofs/image.h"
 #include "fsck.h"
-#include "hex.h"
-#include "verity.h"
+#include "util/hex.h"
 
 static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
 {

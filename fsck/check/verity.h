@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "container.h"
+#include "container/container.h"
 #include "erofs/verity.h"
-#include "report.h"
+#include "util/report.h"
 
 struct erofs_image;
 struct fsck_cfg;

@@ -5,16 +5,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container.h"
+#include "container/container.h"
+#include "container/tree.h"
 #include "erofs/format.h"
 #include "erofs/gpt.h"
 #include "erofs/lp.h"
-#include "inputs.h"
-#include "interrupt.h"
-#include "outfile.h"
-#include "sparse.h"
-#include "spool.h"
-#include "tree.h"
+#include "util/inputs.h"
+#include "util/interrupt.h"
+#include "util/outfile.h"
+#include "util/sparse.h"
+#include "util/spool.h"
 
 /* What --write-image reads and writes at once. */
 #define WRITE_IMAGE_CHUNK (1u << 20)

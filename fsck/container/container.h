@@ -17,7 +17,7 @@
 #include "erofs/source.h"
 #include "erofs/verity.h"
 #include "fsck.h"
-#include "report.h"
+#include "util/report.h"
 
 /*
  * The source to check: IMAGE itself, or its partition cfg->partition

@@ -25,12 +25,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "container.h"
+#include "container/container.h"
 #include "erofs/gpt.h"
 #include "erofs/image.h"
 #include "erofs/lp.h"
-#include "json.h"
-#include "strbuf.h"
+#include "output/json.h"
+#include "util/strbuf.h"
 
 static void put_attrs(struct strbuf *sb, uint32_t attrs)
 {

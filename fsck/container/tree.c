@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container/tree.h"
 #include "erofs/avb.h"
-#include "hex.h"
-#include "tree.h"
+#include "util/hex.h"
 
 /* The UUID's 16 bytes in their text order: the root hash's order. */
 static void uuid_bytes(const uint8_t guid[16], uint8_t out[16])

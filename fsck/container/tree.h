@@ -3,7 +3,7 @@
 #ifndef FSCK_CONTAINER_TREE_H
 #define FSCK_CONTAINER_TREE_H
 
-#include "container.h"
+#include "container/container.h"
 
 /*
  * The verity partition paired with GPT partition part of disk, if there

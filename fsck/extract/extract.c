@@ -17,8 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "extract_state.h"
-#include "knobs.h"
+#include "extract/extract_state.h"
+#include "util/knobs.h"
 
 static enum fsck_result x_open_nomem(struct report *rep, const char *dir)
 {

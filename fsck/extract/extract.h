@@ -56,9 +56,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "output.h"
-#include "report.h"
+#include "output/output.h"
 #include "result.h"
+#include "util/report.h"
 
 struct erofs_ctx;
 struct erofs_inode;

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "erofs/inode.h"
-#include "extract_state.h"
-#include "walk.h"
+#include "extract/extract_state.h"
+#include "walk/walk.h"
 
 struct xdir *xdir_new(struct extractor *x, struct xdir *parent,
 		      const char *name, size_t namelen, const char *path,

@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "extract_state.h"
+#include "extract/extract_state.h"
 
 #define FD_RESERVE 32		/* image, devices, stdio, progress */
 #define FD_BUDGET_MIN 8

@@ -18,11 +18,11 @@
 #include "erofs/data.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
-#include "extract_state.h"
-#include "interrupt.h"
-#include "outfile.h"
-#include "sparse.h"
-#include "walk.h"
+#include "extract/extract_state.h"
+#include "util/interrupt.h"
+#include "util/outfile.h"
+#include "util/sparse.h"
+#include "walk/walk.h"
 
 #define XFILE_PAGE 256
 /* copy_file_range() per call: short enough to notice a signal soon */

@@ -10,9 +10,9 @@
 
 #include "erofs/format.h"
 #include "erofs/inode.h"
-#include "extract_state.h"
-#include "interrupt.h"
-#include "walk.h"
+#include "extract/extract_state.h"
+#include "util/interrupt.h"
+#include "walk/walk.h"
 
 /* The first name of an inode with several, for its further names. */
 bool x_add_primary(struct extractor *x, const struct walk_entry *e,

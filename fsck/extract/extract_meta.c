@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "erofs/inode.h"
-#include "extract_state.h"
-#include "strbuf.h"
+#include "extract/extract_state.h"
+#include "util/strbuf.h"
 
 #define ACL_ACCESS "system.posix_acl_access"
 #define ACL_DEFAULT "system.posix_acl_default"

@@ -15,9 +15,9 @@
 
 #include "erofs/format.h"
 #include "erofs/inode.h"
-#include "extract_state.h"
-#include "inputs.h"
-#include "walk.h"
+#include "extract/extract_state.h"
+#include "util/inputs.h"
+#include "walk/walk.h"
 
 bool name_ok(const char *name, size_t len)
 {

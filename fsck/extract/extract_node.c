@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "erofs/inode.h"
-#include "extract_state.h"
-#include "walk.h"
+#include "extract/extract_state.h"
+#include "walk/walk.h"
 
 /* Is what o reaches, reopened by name, what was just created? */
 static bool x_node_is_ours(const struct extractor *x, const struct xdir *parent,

@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 
 #include "erofs/inode.h"
-#include "extract.h"
-#include "walk.h"
-#include "xattr_list.h"
+#include "extract/extract.h"
+#include "util/xattr_list.h"
+#include "walk/walk.h"
 
 /* A regular file being extracted: where, and what came of it. */
 struct x_file {

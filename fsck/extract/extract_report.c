@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "extract_state.h"
-#include "strbuf.h"
+#include "extract/extract_state.h"
+#include "util/strbuf.h"
 
 /* strerror(), and what the extractor's own codes mean. */
 const char *x_strerror(int err)

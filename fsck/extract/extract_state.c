@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "extract_state.h"
+#include "extract/extract_state.h"
 
 void x_count(uint64_t *v)
 {

@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "extract.h"
-#include "nidmap.h"
-#include "xattr_list.h"
+#include "extract/extract.h"
+#include "util/nidmap.h"
+#include "util/xattr_list.h"
 
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 /*

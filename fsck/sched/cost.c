@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cost.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
-#include "knobs.h"
-#include "output.h"
-#include "split.h"
+#include "output/output.h"
+#include "sched/cost.h"
+#include "sched/split.h"
+#include "util/knobs.h"
 
 #define COST_FILE_EXTRACT 20000 /* create, set metadata, close */
 #define COST_FILE_CHECK 2000

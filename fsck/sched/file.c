@@ -2,8 +2,8 @@
 /* Steps 2 and 4 of a regular file's life cycle (file.h). */
 #include <string.h>
 
-#include "check_internal.h"
-#include "file.h"
+#include "check/check_internal.h"
+#include "sched/file.h"
 
 /* What the outputs are told of t, reporting into rep. */
 void file_task_out(const struct file_task *t, struct report *rep,

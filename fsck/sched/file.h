@@ -31,11 +31,11 @@
 
 #include "erofs/hash.h"
 #include "erofs/inode.h"
-#include "order.h"
-#include "output.h"
-#include "report.h"
+#include "output/output.h"
 #include "result.h"
-#include "xattr_list.h"
+#include "sched/order.h"
+#include "util/report.h"
+#include "util/xattr_list.h"
 
 struct checker;
 struct fsck_loc;

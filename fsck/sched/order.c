@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
 
-#include "order.h"
+#include "sched/order.h"
 
 void order_init(struct order_queue *q, struct report *rep)
 {

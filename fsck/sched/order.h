@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
+#include "util/report.h"
 
 /* What the taker does with a unit once its messages are printed. */
 enum order_kind {

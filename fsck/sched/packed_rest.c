@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
 
-#include "check_internal.h"
-#include "cost.h"
+#include "check/check_internal.h"
 #include "erofs/data.h"
 #include "erofs/pool.h"
-#include "interrupt.h"
-#include "packed_rest.h"
-#include "scheduler.h"
-#include "task.h"
+#include "sched/cost.h"
+#include "sched/packed_rest.h"
+#include "sched/scheduler.h"
+#include "sched/task.h"
+#include "util/interrupt.h"
 
 struct rest_task {
 	struct order_slot slot; /* first: the queue frees the task */

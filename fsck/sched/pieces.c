@@ -3,17 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_internal.h"
-#include "cost.h"
+#include "check/check_internal.h"
 #include "erofs/data.h"
 #include "erofs/fragments.h"
 #include "erofs/pool.h"
-#include "file.h"
-#include "pieces.h"
-#include "readahead.h"
-#include "scheduler.h"
-#include "split.h"
-#include "window.h"
+#include "sched/cost.h"
+#include "sched/file.h"
+#include "sched/pieces.h"
+#include "sched/readahead.h"
+#include "sched/scheduler.h"
+#include "sched/split.h"
+#include "util/window.h"
 
 /*
  * Decoded bytes of a split file's pieces waiting to be hashed in order,

@@ -3,16 +3,16 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "check/check.h"
 #include "erofs/data.h"
 #include "erofs/fragments.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/pool.h"
-#include "interrupt.h"
-#include "knobs.h"
-#include "readahead.h"
-#include "scheduler.h"
+#include "sched/readahead.h"
+#include "sched/scheduler.h"
+#include "util/interrupt.h"
+#include "util/knobs.h"
 
 static uint64_t readahead_window(uint64_t cache_budget)
 {

@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check/check.h"
+#include "check/verity.h"
 #include "erofs/pool.h"
-#include "readahead.h"
-#include "scheduler.h"
-#include "split.h"
-#include "task.h"
-#include "verity.h"
+#include "sched/readahead.h"
+#include "sched/scheduler.h"
+#include "sched/split.h"
+#include "sched/task.h"
 
 static int sched_pool(struct sched *s, struct checker *ck, unsigned int threads)
 {

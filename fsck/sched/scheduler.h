@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "order.h"
+#include "sched/order.h"
 
 struct checker;
 struct erofs_pool;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "knobs.h"
-#include "split.h"
+#include "sched/split.h"
+#include "util/knobs.h"
 
 uint64_t split_piece_ns(void)
 {

@@ -3,16 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_internal.h"
-#include "cost.h"
+#include "check/check_internal.h"
 #include "erofs/image.h"
 #include "erofs/pool.h"
-#include "file.h"
-#include "interrupt.h"
-#include "pieces.h"
-#include "readahead.h"
-#include "scheduler.h"
-#include "task.h"
+#include "sched/cost.h"
+#include "sched/file.h"
+#include "sched/pieces.h"
+#include "sched/readahead.h"
+#include "sched/scheduler.h"
+#include "sched/task.h"
+#include "util/interrupt.h"
 
 /*
  * Tasks printed late at most: bounds the memory of finished ones (about

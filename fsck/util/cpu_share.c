@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cpu_share.h"
 #include "erofs/pool.h"
-#include "report.h"
-#include "strbuf.h"
+#include "util/cpu_share.h"
+#include "util/report.h"
+#include "util/strbuf.h"
 
 int cpu_share_take(struct cpu_share *cs, const struct erofs_pool *pool)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <string.h>
 
-#include "hex.h"
+#include "util/hex.h"
 
 static int hex_digit(char c)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "inputs.h"
+#include "util/inputs.h"
 
 struct input {
 	dev_t dev;

@@ -2,7 +2,7 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "interrupt.h"
+#include "util/interrupt.h"
 
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 #define NCAUGHT (sizeof(caught) / sizeof(caught[0]))

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "knobs.h"
+#include "util/knobs.h"
 
 bool knob_value(const char *name, uint64_t *v)
 {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nidmap.h"
+#include "util/nidmap.h"
 
 #define NIDMAP_MIN_CAP 64
 

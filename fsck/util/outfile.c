@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "util/outfile.h"
 
 static mode_t caller_umask = 022;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "progress.h"
+#include "util/progress.h"
 
 #define PROG "fsck.erofs"
 #define PROGRESS_TICK_MS 250

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "progress.h"
-#include "report.h"
-#include "strbuf.h"
+#include "util/progress.h"
+#include "util/report.h"
+#include "util/strbuf.h"
 
 #define PROG "fsck.erofs"
 

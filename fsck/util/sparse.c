@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <string.h>
 
-#include "sparse.h"
+#include "util/sparse.h"
 
 static bool all_zero(const uint8_t *p, size_t len)
 {

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "interrupt.h"
-#include "outfile.h"
-#include "spool.h"
+#include "util/interrupt.h"
+#include "util/outfile.h"
+#include "util/spool.h"
 
 #define SPOOL_BUF (1u << 20)
 

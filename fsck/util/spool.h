@@ -10,7 +10,7 @@
 #ifndef FSCK_SPOOL_H
 #define FSCK_SPOOL_H
 
-#include "report.h"
+#include "util/report.h"
 
 /*
  * The descriptor to read the image from: 0, or the spooled copy. Returns

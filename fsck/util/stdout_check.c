@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interrupt.h"
 #include "options.h"
-#include "report.h"
-#include "stdout_check.h"
+#include "util/interrupt.h"
+#include "util/report.h"
+#include "util/stdout_check.h"
 
 static int first_error; /* atomic: errno of the first failed write */
 static bool reported; /* the run's report said it: exit status 8 is set */

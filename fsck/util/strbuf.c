@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 static const char hexdigits[] = "0123456789abcdef";
 

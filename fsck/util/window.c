@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 
-#include "window.h"
+#include "util/window.h"
 
 int ord_window_init(struct ord_window *w, size_t limit, ord_deliver_fn deliver,
 		    void *arg)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xattr_list.h"
+#include "util/xattr_list.h"
 
 static bool xattr_list_reserve(struct xattr_list *l)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nidset.h"
+#include "walk/nidset.h"
 
 #define NIDSET_WORD_BITS 64
 #define NIDSET_ARRAY_MIN 4

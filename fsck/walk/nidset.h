@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "nidmap.h"
+#include "util/nidmap.h"
 
 #define NIDSET_CHUNK_BITS 12
 #define NIDSET_CHUNK_NIDS (1u << NIDSET_CHUNK_BITS)

@@ -9,8 +9,8 @@
 #include "erofs/dir.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
-#include "select.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
+#include "walk/select.h"
 
 struct select_pattern {
 	char *pat; /* without a leading "./" or '/', or a trailing '/' */

@@ -31,9 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nidset.h"
-#include "report.h"
-#include "walk.h"
+#include "util/report.h"
+#include "walk/nidset.h"
+#include "walk/walk.h"
 
 struct erofs_ctx;
 struct select_pattern;

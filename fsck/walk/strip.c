@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 #include "erofs/inode.h"
-#include "report.h"
-#include "strip.h"
+#include "util/report.h"
+#include "walk/strip.h"
 
 /* A directory's state: the inner visitor's, if it was handed on. */
 struct strip_dir {

@@ -15,8 +15,8 @@
 #ifndef FSCK_STRIP_H
 #define FSCK_STRIP_H
 
-#include "nidset.h"
-#include "walk.h"
+#include "walk/nidset.h"
+#include "walk/walk.h"
 
 struct report;
 

@@ -7,11 +7,11 @@
 #include "erofs/dir.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
-#include "interrupt.h"
-#include "nidmap.h"
-#include "nidset.h"
-#include "strbuf.h"
-#include "walk.h"
+#include "util/interrupt.h"
+#include "util/nidmap.h"
+#include "util/strbuf.h"
+#include "walk/nidset.h"
+#include "walk/walk.h"
 
 struct walk_child {
 	uint64_t nid;

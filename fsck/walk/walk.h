@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
+#include "util/report.h"
 
 struct erofs_ctx;
 struct erofs_inode;

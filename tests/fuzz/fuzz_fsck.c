@@ -64,7 +64,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if __has_include("extract.h")
+#if __has_include("extract/extract.h")
 #define FUZZ_EXTRACT_DIR 1
 #else
 #define FUZZ_EXTRACT_DIR 0

@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check_internal.h"
-#include "cost.h"
+#include "check/check_internal.h"
 #include "erofs/decompress.h"
 #include "erofs/format.h"
 #include "erofs/image.h"
 #include "fsck.h"
+#include "sched/cost.h"
 #include "unit.h"
 
 #define MIB (1ULL << 20)

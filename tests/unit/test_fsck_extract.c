@@ -18,10 +18,10 @@
 #include "erofs/dir.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
-#include "extract.h"
+#include "extract/extract.h"
 #include "unit.h"
-#include "walk.h"
-#include "xattr_list.h"
+#include "util/xattr_list.h"
+#include "walk/walk.h"
 
 static const struct fsck_loc loc = {
 	.label = "unit",

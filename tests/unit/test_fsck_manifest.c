@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "erofs/inode.h"
-#include "manifest.h"
-#include "nidmap.h"
-#include "nidset.h"
-#include "strbuf.h"
+#include "output/manifest.h"
 #include "unit.h"
-#include "xattr_list.h"
+#include "util/nidmap.h"
+#include "util/strbuf.h"
+#include "util/xattr_list.h"
+#include "walk/nidset.h"
 
 START_TEST(test_escape_printable)
 {

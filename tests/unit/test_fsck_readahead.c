@@ -7,7 +7,7 @@
  */
 #include <stdint.h>
 
-#include "readahead.h"
+#include "sched/readahead.h"
 #include "unit.h"
 
 #define MIB (1ULL << 20)

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "select.h"
 #include "unit.h"
+#include "walk/select.h"
 
 static void add(struct select_rules *r, const char *pat, bool exclude)
 {

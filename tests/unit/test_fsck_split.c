@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "split.h"
+#include "sched/split.h"
 #include "unit.h"
 
 START_TEST(test_data_cost)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "window.h"
+#include "util/window.h"
 
 #define ITEMS 2000
 #define WORKERS 4

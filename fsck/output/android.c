@@ -5,12 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "android.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/xattr.h"
-#include "outfile.h"
-#include "strbuf.h"
+#include "output/android.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
 
 #define XATTR_CAPS "security.capability"
 #define XATTR_SELINUX "security.selinux"

@@ -15,8 +15,8 @@
 
 #include <stdio.h>
 
-#include "output.h"
-#include "report.h"
+#include "output/output.h"
+#include "util/report.h"
 
 #define CAT_MEM_FILE (4u << 20)
 #define CAT_WINDOW_BYTES (16u << 20)

@@ -47,9 +47,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "output.h"
-#include "report.h"
-#include "walk.h"
+#include "output/output.h"
+#include "util/report.h"
+#include "walk/walk.h"
 
 struct erofs_pool;
 struct xattr_list;

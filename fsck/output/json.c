@@ -2,13 +2,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "check.h"
-#include "cpu_share.h"
+#include "check/check.h"
 #include "erofs/image.h"
-#include "extract.h"
-#include "json.h"
-#include "report.h"
-#include "strbuf.h"
+#include "extract/extract.h"
+#include "output/json.h"
+#include "util/cpu_share.h"
+#include "util/report.h"
+#include "util/strbuf.h"
 
 /* Length of the valid UTF-8 sequence at s, 0 if there is none. */
 static size_t utf8_len(const unsigned char *s, size_t left)

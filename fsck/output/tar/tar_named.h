@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "strbuf.h"
-#include "tarentry.h"
+#include "output/tar/tarentry.h"
+#include "util/strbuf.h"
 
 #define TAR_NAMES_SHOWN 3
 

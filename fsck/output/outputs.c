@@ -6,8 +6,8 @@
 
 #include "erofs/inode.h"
 
-#include "output.h"
-#include "walk.h"
+#include "output/output.h"
+#include "walk/walk.h"
 
 /* A directory's states, one per output: the walker's state of it. */
 struct out_dirs {

@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 
 #include "erofs/inode.h"
-#include "tar.h"
+#include "output/tar/tar.h"
 
 static bool tar_out_room(void *priv)
 {

@@ -7,9 +7,9 @@
 #include <archive.h>
 #include <string.h>
 
-#include "tar.h"
-#include "tar_internal.h"
-#include "tarentry.h"
+#include "output/tar/tar.h"
+#include "output/tar/tar_internal.h"
+#include "output/tar/tarentry.h"
 
 /*
  * Count libarchive's message about entry name by kind: its text up to a

@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cat.h"
 #include "erofs/inode.h"
-#include "outfile.h"
-#include "walk.h"
+#include "output/cat.h"
+#include "util/outfile.h"
+#include "walk/walk.h"
 
 struct cat {
 	struct cat_opts o;

@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "erofs/inode.h"
-#include "tar_named.h"
-#include "tarentry.h"
-#include "xattr_list.h"
+#include "output/tar/tar_named.h"
+#include "output/tar/tarentry.h"
+#include "util/xattr_list.h"
 
 /* The POSIX ACL xattr value: a version 2 header, then 8-byte entries. */
 #define ACL_XATTR_VERSION 2

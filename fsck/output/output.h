@@ -51,8 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
 #include "result.h"
+#include "util/report.h"
 
 struct erofs_ctx;
 struct erofs_inode;

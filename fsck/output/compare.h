@@ -27,8 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "output.h"
-#include "report.h"
+#include "output/output.h"
+#include "util/report.h"
 
 struct select_rules;
 

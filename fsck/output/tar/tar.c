@@ -12,14 +12,14 @@
 
 #include "erofs/inode.h"
 #include "erofs/pool.h"
-#include "interrupt.h"
-#include "knobs.h"
-#include "nidmap.h"
-#include "outfile.h"
-#include "tar.h"
-#include "tar_internal.h"
-#include "tarentry.h"
-#include "window.h"
+#include "output/tar/tar.h"
+#include "output/tar/tar_internal.h"
+#include "output/tar/tarentry.h"
+#include "util/interrupt.h"
+#include "util/knobs.h"
+#include "util/nidmap.h"
+#include "util/outfile.h"
+#include "util/window.h"
 
 /* Spooled data is copied to the archive through a buffer this big. */
 #define TAR_IO_BYTES (1u << 20)

@@ -6,12 +6,12 @@
 #include <time.h>
 
 #include "erofs/inode.h"
-#include "interrupt.h"
-#include "list.h"
-#include "mode_letter.h"
-#include "nidmap.h"
-#include "strbuf.h"
-#include "walk.h"
+#include "output/list.h"
+#include "util/interrupt.h"
+#include "util/mode_letter.h"
+#include "util/nidmap.h"
+#include "util/strbuf.h"
+#include "walk/walk.h"
 
 static char list_type(uint16_t mode, bool further)
 {

@@ -7,12 +7,12 @@
 
 #include "erofs/hash.h"
 #include "erofs/inode.h"
-#include "manifest.h"
-#include "mode_letter.h"
-#include "nidmap.h"
-#include "strbuf.h"
-#include "walk.h"
-#include "xattr_list.h"
+#include "output/manifest.h"
+#include "util/mode_letter.h"
+#include "util/nidmap.h"
+#include "util/strbuf.h"
+#include "util/xattr_list.h"
+#include "walk/walk.h"
 
 /* A line not printed yet. */
 struct mf_line {

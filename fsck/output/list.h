@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#include "output.h"
+#include "output/output.h"
 
 struct walk_entry;
 

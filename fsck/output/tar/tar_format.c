@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tar.h"
-#include "tar_internal.h"
-#include "tarentry.h"
+#include "output/tar/tar.h"
+#include "output/tar/tar_internal.h"
+#include "output/tar/tarentry.h"
 
 bool tar_format_known(const char *name)
 {

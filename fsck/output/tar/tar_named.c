@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <string.h>
 
-#include "tar_named.h"
+#include "output/tar/tar_named.h"
 
 void tar_named_add(struct tar_named *n, const char *name, bool all)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outfile.h"
-#include "sparse.h"
-#include "tar_internal.h"
+#include "output/tar/tar_internal.h"
+#include "util/outfile.h"
+#include "util/sparse.h"
 
 static void tar_file_fail(struct tar_file *tf, int err)
 {

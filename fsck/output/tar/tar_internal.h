@@ -13,12 +13,12 @@
 #include <stdint.h>
 
 #include "erofs/inode.h"
-#include "nidmap.h"
-#include "outfile.h"
-#include "tar.h"
-#include "tar_named.h"
-#include "tarentry.h"
-#include "window.h"
+#include "output/tar/tar.h"
+#include "output/tar/tar_named.h"
+#include "output/tar/tarentry.h"
+#include "util/nidmap.h"
+#include "util/outfile.h"
+#include "util/window.h"
 
 /* Distinct libarchive messages kept for the report; more are counted. */
 #define TAR_MAX_MSGS 32

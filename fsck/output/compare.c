@@ -12,14 +12,14 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "compare.h"
 #include "erofs/format.h"
 #include "erofs/inode.h"
-#include "nidmap.h"
-#include "select.h"
-#include "strbuf.h"
-#include "walk.h"
-#include "xattr_list.h"
+#include "output/compare.h"
+#include "util/nidmap.h"
+#include "util/strbuf.h"
+#include "util/xattr_list.h"
+#include "walk/select.h"
+#include "walk/walk.h"
 
 /* Bytes of DIR's file read per comparison. */
 #define CMP_CHUNK 65536u

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "output.h"
+#include "output/output.h"
 
 struct erofs_inode;
 struct manifest;

@@ -22,9 +22,9 @@
 #ifndef FSCK_ANDROID_H
 #define FSCK_ANDROID_H
 
-#include "output.h"
-#include "report.h"
-#include "walk.h"
+#include "output/output.h"
+#include "util/report.h"
+#include "walk/walk.h"
 
 struct erofs_ctx;
 struct android;
