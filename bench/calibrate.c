@@ -10,7 +10,7 @@
  * (mapping included). Then it creates N small files in DIR (a fresh
  * filesystem such as a tmpfs) the way extraction does (openat, pwrite,
  * fchmod, futimens, close) and prints the cost per file. The library's
- * codec table (lib/codec_*.c) and fsck's per-file cost take these values.
+ * codec table (lib/codec/codec_*.c) and fsck's per-file cost take these values.
  */
 #include <fcntl.h>
 #include <getopt.h>

@@ -26,6 +26,7 @@
 #include "erofs/hash.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "erofs/testing.h"
 
 #define RAND_BLOCK	4096
 #define RAND_SEED	0x5eed0f10e2bULL

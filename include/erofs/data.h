@@ -69,13 +69,9 @@ struct erofs_map {
 int erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	      uint64_t pos, struct erofs_map *map);
 
-/* The compressed part of erofs_map (lib/zmap.c). */
-int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
-		uint64_t pos, struct erofs_map *map);
-
 /*
  * Validate every lcluster record of a compressed inode's index; mapping
- * reads only the records it needs (lib/zmap.c). Checkers call this.
+ * reads only the records it needs (lib/zmap/zmap.c). Checkers call this.
  */
 int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode);
 

@@ -196,14 +196,6 @@ static inline void erofs_ctx_stats_reset(struct erofs_ctx *ctx)
 }
 
 /*
- * For benchmarks and tests only (bench/readbench, tests/unit/test_lookup):
- * with plain, lookups in encoded extents through ctx and its nested
- * contexts are a plain binary search, without the accelerator of
- * lib/zmap_lookup.c, to compare the two. Set it before reading.
- */
-void erofs_ctx_set_plain_lookup(struct erofs_ctx *ctx, bool plain);
-
-/*
  * Resolve a data address to a device index and a byte offset inside that
  * device (add devs[dev].offset for the position in its file), checking that
  * [pa, pa + len) lies inside it.

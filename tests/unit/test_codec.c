@@ -293,7 +293,7 @@ START_TEST(test_table)
 	ck_assert_ptr_null(erofs_codec_get(Z_EROFS_COMPRESSION_MAX));
 	ck_assert_ptr_null(erofs_codec_get(~0u));
 	/*
-	 * lzma costs the most per byte, lz4 the least (lib/codec_*.c,
+	 * lzma costs the most per byte, lz4 the least (lib/codec/codec_*.c,
 	 * cost_ns_per_kib)
 	 */
 	ck_assert_uint_gt(erofs_codec_get(1)->cost_ns_per_kib,

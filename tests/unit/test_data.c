@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The data path's copies and offsets (lib/data.c) on the fixture images:
+ * The data path's copies and offsets (lib/image/data.c) on the fixture images:
  * erofs_extent_copy() writes what erofs_extent_read() reads, whole extents
  * and parts of them, at the offset asked; a destination the kernel cannot
  * copy to is a refusal, not an error; a failure of the destination is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fragment reads (lib/fragments.c) on the fixture images: every regular
+ * Fragment reads (lib/image/fragments.c) on the fixture images: every regular
  * file read back, by one thread or four, matches its manifest digest; a
  * packed-inode pcluster is decoded once however many files and threads
  * share it; a small budget evicts and still reads right; a damaged packed

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../lib/codec.h"
 #include "erofs/hash.h"
+#include "erofs/testing.h"
 #include "unit.h"
 
 static uint8_t pattern[1000];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Encoded-extent lookups (lib/zmap_extents.c): the optimised lookup (hint,
+ * Encoded-extent lookups (lib/zmap/zmap_extents.c): the optimised lookup (hint,
  * interpolation, search inside the block in hand) must return exactly
  * what the plain binary search returns, on the 48-bit fixture images and
  * on hand-built record tables, from one thread or several; corrupt tables
@@ -27,6 +27,7 @@
 #include "erofs/format.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "erofs/testing.h"
 #include "unit.h"
 
 

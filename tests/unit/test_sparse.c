@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Android sparse images read in place (lib/sparse.c through
+ * Android sparse images read in place (lib/container/sparse.c through
  * erofs/source.h): every chunk type, reads across chunks, the CRC32
  * chunks verified, and damaged tables refused with the chunk named. The
  * images are written here from the format (docs/android.md).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Compressed-file mapping (lib/zmap.c) on hand-built images: full and
+ * Compressed-file mapping (lib/zmap/zmap.c) on hand-built images: full and
  * compact indexes, big pclusters, inline tails, fragments and encoded
  * extents, plus corrupt variants that must be reported as corruption.
  *
@@ -21,6 +21,7 @@
 #include "erofs/format.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "erofs/testing.h"
 #include "unit.h"
 
 #define BS 4096u
