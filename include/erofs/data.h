@@ -71,7 +71,7 @@ int erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 
 /*
  * Validate every lcluster record of a compressed inode's index; mapping
- * reads only the records it needs (lib/zmap/zmap.c). Checkers call this.
+ * reads only the records it needs (lib/zmap/zmap_inode.c). Checkers call this.
  */
 int z_erofs_check_index(struct erofs_ctx *ctx, const struct erofs_inode *inode);
 

@@ -14,7 +14,7 @@
 #include "erofs/image.h"
 #include "erofs/inode.h"
 
-/* The compressed part of erofs_map() (lib/zmap/zmap.c). */
+/* The compressed part of erofs_map() (lib/zmap/zmap_inode.c). */
 int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		uint64_t pos, struct erofs_map *map);
 

@@ -36,7 +36,16 @@ int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
 		  int fd, uint64_t off, struct erofs_err *err);
 
-/* ctx.c: a context for reads nested inside another one (metabox, packed) */
+/*
+ * ctx_levels.c: one level of a context (depth 0 for the context itself)
+ * and those below it, the buffers and cache slots alone; 0 or -ENOMEM,
+ * with nothing left allocated. Freeing a level frees its own buffers.
+ */
+int erofs_ctx_level_init(struct erofs_ctx *ctx, struct erofs_image *img,
+			 int depth);
+void erofs_ctx_level_free(struct erofs_ctx *ctx);
+
+/* ctx_levels.c: a context for reads nested inside another one (metabox, packed) */
 struct erofs_ctx *erofs_ctx_nested(struct erofs_ctx *ctx);
 
 /*
@@ -55,7 +64,7 @@ int erofs_metabox_read(struct erofs_ctx *ctx, uint64_t off, void *out,
 		       size_t len);
 void erofs_ctx_take_error(struct erofs_ctx *ctx, struct erofs_ctx *nested);
 
-/* ctx.c: buffers, metadata reads through the block cache */
+/* ctx_levels.c: buffers; meta_cache.c: metadata reads through its cache */
 /*
  * Make sure ctx->outbuf (or inbuf) holds at least len bytes. A buffer that
  * grows loses its content (and outbuf forgets the extent it held).
@@ -68,8 +77,8 @@ int erofs_ctx_reserve_in(struct erofs_ctx *ctx, size_t len);
  * block cache. Reads may cross block boundaries. Reading past the end of
  * the space is -EFSCORRUPTED. nid is only used for the error record.
  */
-int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space,
-		    uint64_t pos, void *buf, size_t len, uint64_t nid);
+int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space, uint64_t pos,
+		    void *buf, size_t len, uint64_t nid);
 
 /*
  * Block blk of a metadata space, through the context's block cache: *data
@@ -97,7 +106,7 @@ int erofs_dev_copy(struct erofs_ctx *ctx, unsigned int devid, uint64_t pa,
 int erofs_map_flat(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		   uint64_t pos, struct erofs_map *map);
 
-/* zmap.c: parse the map header of a compressed inode into inode->z */
+/* zmap_inode.c: parse the map header of a compressed inode into inode->z */
 int z_erofs_init_inode(struct erofs_ctx *ctx, struct erofs_inode *inode);
 
 /*

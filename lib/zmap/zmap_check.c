@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What every compressed mapping relies on, lcluster indexes (zmap.c) and
+ * What every compressed mapping relies on, lcluster indexes (zmap_inode.c) and
  * encoded extents (zmap_extents.c) alike: the corruption record, the
  * extent sanity check (format.md, "Extent length"), fragments and
  * algorithms the image must declare, and the fragment extent both return.

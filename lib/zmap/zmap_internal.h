@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the two halves of compressed-file mapping: lcluster indexes
- * (zmap.c) and encoded extents (zmap_extents.c, zmap_records.c,
+ * (zmap_inode.c) and encoded extents (zmap_extents.c, zmap_records.c,
  * zmap_lookup.c). The checks they share are zmap_check.c's.
  */
 #ifndef EROFS_LIB_ZMAP_INTERNAL_H

@@ -111,7 +111,8 @@ void z_erofs_hints_destroy(struct erofs_ctx *ctx)
 void erofs_ctx_set_plain_lookup(struct erofs_ctx *ctx, bool plain)
 {
 	for (; ctx; ctx = ctx->nested)
-		ctx->zhints->plain = plain;
+		if (ctx->zhints || !z_erofs_hints_create(ctx))
+			ctx->zhints->plain = plain;
 }
 
 /*
@@ -125,8 +126,10 @@ static struct z_hint *z_hint_get(struct erofs_ctx *ctx,
 	struct z_hint *victim;
 	unsigned int i;
 
-	if (!hints)
+	/* made on first use; without memory, lookups go without hints */
+	if (!hints && z_erofs_hints_create(ctx))
 		return NULL;
+	hints = ctx->zhints;
 	victim = &hints->slot[0];
 	for (i = 0; i < Z_HINT_SLOTS; i++) {
 		struct z_hint *h = &hints->slot[i];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Compressed-file mapping (lib/zmap/zmap.c) on hand-built images: full and
+ * Compressed-file mapping (lib/zmap/zmap_inode.c) on hand-built images: full and
  * compact indexes, big pclusters, inline tails, fragments and encoded
  * extents, plus corrupt variants that must be reported as corruption.
  *

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The metadata block cache of a reading context: blocks of the primary
+ * space read from the device, blocks of the metabox and packed inodes
+ * read through the data path (a nested context, or the metabox's shared
+ * cache of decoded extents), kept by least recent use.
+ */
+#include <string.h>
+
+#include "erofs/data.h"
+#include "image/image_internal.h"
+
+uint64_t erofs_space_size(const struct erofs_image *img, enum erofs_space space)
+{
+	switch (space) {
+	case EROFS_SPACE_PRIMARY:
+		return img->devs[0].size;
+	case EROFS_SPACE_METABOX:
+		return img->has_metabox ? img->metabox.size : 0;
+	case EROFS_SPACE_PACKED:
+		return img->has_packed ? img->packed.size : 0;
+	}
+	return 0;
+}
+
+static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
+		       uint64_t blk, struct erofs_meta_block *mb, uint64_t nid)
+{
+	const struct erofs_image *img = ctx->img;
+	uint64_t size = erofs_space_size(img, space);
+	uint64_t pos = blk << img->blkszbits;
+	const struct erofs_inode *inode;
+	struct erofs_ctx *sub;
+	size_t len;
+	ssize_t n;
+
+	len = size - pos < img->blksz ? (size_t)(size - pos) : img->blksz;
+	mb->len = (uint32_t)len;
+	if (space == EROFS_SPACE_PRIMARY)
+		return erofs_io_pread(&img->devs[0], mb->data, len, pos,
+				      &ctx->err);
+
+	/* decoded metabox extents are shared: a thrashed block costs a copy */
+	if (space == EROFS_SPACE_METABOX && img->meta_cache)
+		return erofs_metabox_read(ctx, pos, mb->data, len);
+	inode = space == EROFS_SPACE_METABOX ? &img->metabox : &img->packed;
+	sub = erofs_ctx_nested(ctx);
+	if (!sub)
+		return ctx->err.code;
+	n = erofs_pread(sub, inode, mb->data, len, pos);
+	if (n < 0) {
+		erofs_ctx_take_error(ctx, sub);
+		return (int)n;
+	}
+	if ((size_t)n != len)
+		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, pos,
+				   "short read of the %s inode at %llu",
+				   space == EROFS_SPACE_METABOX ? "metabox"
+								: "packed",
+				   (unsigned long long)pos);
+	return 0;
+}
+
+static struct erofs_meta_block *get_block(struct erofs_ctx *ctx,
+					  enum erofs_space space, uint64_t blk,
+					  uint64_t nid)
+{
+	uint64_t tag = (uint64_t)space << 62 | blk;
+	struct erofs_meta_block *victim = &ctx->meta[0];
+	unsigned int i;
+
+	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
+		struct erofs_meta_block *mb = &ctx->meta[i];
+
+		if (mb->tag == tag) {
+			mb->lru = ++ctx->meta_clock;
+			return mb;
+		}
+		if (mb->lru < victim->lru)
+			victim = mb;
+	}
+	victim->tag = UINT64_MAX;
+	if (fetch_block(ctx, space, blk, victim, nid))
+		return NULL;
+	victim->tag = tag;
+	victim->lru = ++ctx->meta_clock;
+	return victim;
+}
+
+int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
+		     uint64_t blk, const uint8_t **data, size_t *len,
+		     uint64_t nid)
+{
+	const struct erofs_image *img = ctx->img;
+	uint64_t size = erofs_space_size(img, space);
+	struct erofs_meta_block *mb;
+
+	if (blk >= erofs_div_round_up(size, img->blkszbits))
+		return erofs_error(
+			&ctx->err, -EFSCORRUPTED, nid, EROFS_NO_OFFSET,
+			"metadata block %llu is past the end of the %s",
+			(unsigned long long)blk,
+			space == EROFS_SPACE_PRIMARY   ? "image"
+			: space == EROFS_SPACE_METABOX ? "metabox"
+						       : "packed inode");
+	mb = get_block(ctx, space, blk, nid);
+	if (!mb)
+		return ctx->err.code ? ctx->err.code : -EIO;
+	*data = mb->data;
+	*len = mb->len;
+	return 0;
+}
+
+int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space, uint64_t pos,
+		    void *buf, size_t len, uint64_t nid)
+{
+	const struct erofs_image *img = ctx->img;
+	uint8_t *out = buf;
+
+	if (!erofs_range_ok(pos, len, erofs_space_size(img, space)))
+		return erofs_error(
+			&ctx->err, -EFSCORRUPTED, nid, pos,
+			"metadata at %llu+%zu is past the end of the %s",
+			(unsigned long long)pos, len,
+			space == EROFS_SPACE_PRIMARY   ? "image"
+			: space == EROFS_SPACE_METABOX ? "metabox"
+						       : "packed inode");
+	while (len) {
+		uint64_t blk = pos >> img->blkszbits;
+		size_t off = (size_t)(pos & (img->blksz - 1));
+		size_t n = img->blksz - off;
+		struct erofs_meta_block *mb;
+
+		if (n > len)
+			n = len;
+		mb = get_block(ctx, space, blk, nid);
+		if (!mb)
+			return ctx->err.code ? ctx->err.code : -EIO;
+		memcpy(out, mb->data + off, n);
+		out += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
