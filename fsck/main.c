@@ -451,28 +451,18 @@ static int walk_image(struct checker *ck, struct report *rep,
 }
 
 /*
- * The fragment cache's budget for threads workers, or EROFS_FSCK_FRAG_CACHE
- * in bytes (tests of a small cache).
+ * The fragment cache's budget for the most workers the run may start, or
+ * EROFS_FSCK_FRAG_CACHE in bytes (tests of a small cache): an open option,
+ * as the image is never changed once open.
  */
-static int set_frag_cache_budget(struct report *rep, struct erofs_image *img,
-				 unsigned int threads)
+static size_t frag_cache_budget(unsigned int jobs)
 {
-	struct erofs_err err;
-	struct fsck_loc loc = { .label = rep->image,
-				.nid = EROFS_NO_NID,
-				.offset = EROFS_NO_OFFSET };
 	uint64_t budget;
-	int ret;
 
-	if (!knob_value("EROFS_FSCK_FRAG_CACHE", &budget) || budget > SIZE_MAX)
-		budget = erofs_frag_cache_budget(threads);
-	if (budget == EROFS_FRAG_CACHE_BUDGET)
-		return 0;
-	erofs_err_clear(&err);
-	ret = erofs_frag_cache_create(img, (size_t)budget, &err);
-	if (ret < 0)
-		report_lib_error(rep, &loc, &err, ret);
-	return ret;
+	if (!knob_value("EROFS_FSCK_FRAG_CACHE", &budget) || budget > SIZE_MAX ||
+	    !budget)
+		return erofs_frag_cache_budget(cost_threads_most(jobs));
+	return (size_t)budget;
 }
 
 /*
@@ -535,9 +525,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		report_msg(rep, FSCK_LVL_DEBUG,
 			   "-j%u: %u worker threads (CPUs to run on: %u)",
 			   res->jobs, threads, cost_cpus());
-	ret = set_frag_cache_budget(rep, img, threads);
-	if (!ret)
-		ret = sched_start(&sched, &ck, threads);
+	ret = sched_start(&sched, &ck, threads);
 	if (!ret)
 		ret = start_verity(cfg, rep, img, &ck, &vc, carried);
 	if (!ret)
@@ -871,6 +859,7 @@ int main(int argc, char **argv)
 	oo.devices = cfg.devices;
 	oo.ndevices = cfg.ndevices;
 	oo.no_sbcrc = cfg.no_sbcrc;
+	oo.frag_cache_budget = frag_cache_budget(res.jobs);
 	if (cfg.list_partitions)
 		list_partitions(&cfg, &rep);
 	else if (cfg.write_partitions)

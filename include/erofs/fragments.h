@@ -68,15 +68,6 @@ struct erofs_frag_stats {
 	size_t entries;
 };
 
-/*
- * Give img a cache of at most budget decoded bytes if its reads of
- * fragments can use one (FRAGMENTS and a compressed packed inode);
- * otherwise leave img->frag_cache NULL. Replaces any cache img had.
- */
-int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
-			    struct erofs_err *err);
-void erofs_frag_cache_destroy(struct erofs_image *img);
-
 /* A snapshot of the counters; all zero without a cache. */
 void erofs_frag_cache_stats(struct erofs_image *img,
 			    struct erofs_frag_stats *st);

@@ -51,6 +51,13 @@ struct erofs_open_opts {
 	 * the image takes over, failing or not; path and fd are not used.
 	 */
 	struct erofs_source *source;
+	/*
+	 * The fragment cache's bound on decoded bytes
+	 * (erofs_frag_cache_budget(), erofs/fragments.h); 0: the default,
+	 * EROFS_FRAG_CACHE_BUDGET. Set here, as the image is never changed
+	 * once open.
+	 */
+	size_t frag_cache_budget;
 };
 
 struct erofs_image {

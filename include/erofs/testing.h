@@ -8,9 +8,11 @@
 #define EROFS_TESTING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "erofs/data.h"
+#include "erofs/error.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
 
@@ -24,6 +26,17 @@ int z_erofs_map(struct erofs_ctx *ctx, const struct erofs_inode *inode,
  * lib/zmap/zmap_lookup.c, to compare the two. Set it before reading.
  */
 void erofs_ctx_set_plain_lookup(struct erofs_ctx *ctx, bool plain);
+
+/*
+ * Give img a cache of at most budget decoded bytes if its reads of
+ * fragments can use one (FRAGMENTS and a compressed packed inode);
+ * otherwise leave img->frag_cache NULL. Replaces any cache img had:
+ * only while no thread reads img. erofs_image_open() makes the cache
+ * with erofs_open_opts.frag_cache_budget; tests change it afterwards.
+ */
+int erofs_frag_cache_create(struct erofs_image *img, size_t budget,
+			    struct erofs_err *err);
+void erofs_frag_cache_destroy(struct erofs_image *img);
 
 /*
  * Not thread-safe: make SHA-256 use the portable block function (accel

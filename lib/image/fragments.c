@@ -38,6 +38,7 @@
 #include "erofs/data.h"
 #include "erofs/fragments.h"
 #include "erofs/image.h"
+#include "erofs/testing.h"
 #include "image/image_internal.h"
 
 #define FRAG_BUCKETS 1024

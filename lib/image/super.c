@@ -10,6 +10,7 @@
 #include "erofs/fragments.h"
 #include "erofs/hash.h"
 #include "erofs/source.h"
+#include "erofs/testing.h"
 #include "image/image_internal.h"
 
 #define SB_CORRUPT(err, off, ...) \
@@ -613,7 +614,10 @@ int erofs_image_open(struct erofs_image **out,
 	if (!ret)
 		ret = load_tables(img, err);
 	if (!ret)
-		ret = erofs_frag_cache_create(img, EROFS_FRAG_CACHE_BUDGET,
+		ret = erofs_frag_cache_create(img,
+					      opts->frag_cache_budget
+						      ? opts->frag_cache_budget
+						      : EROFS_FRAG_CACHE_BUDGET,
 					      err);
 	if (!ret)
 		ret = erofs_meta_cache_create(img, err);

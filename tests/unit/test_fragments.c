@@ -26,6 +26,7 @@
 #include "erofs/hash.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "erofs/testing.h"
 #include "unit.h"
 
 static const char *const frag_images[] = {
