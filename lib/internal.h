@@ -10,10 +10,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "erofs/error.h"
+
 /* Overflow-safe "does [pos, pos + len) fit in [0, size)". */
 static inline bool erofs_range_ok(uint64_t pos, uint64_t len, uint64_t size)
 {
 	return pos <= size && len <= size - pos;
+}
+
+/*
+ * The bounds check of every read and copy of a device or a source, before
+ * it is issued: 0, or -EFSCORRUPTED recorded in err naming what (a read
+ * or a copy), the bytes and name, whose size they pass.
+ */
+static inline int erofs_bound(uint64_t pos, uint64_t len, uint64_t size,
+			      const char *what, const char *name,
+			      struct erofs_err *err)
+{
+	if (erofs_range_ok(pos, len, size))
+		return 0;
+	return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, pos,
+			   "%s of %llu bytes at %llu is past the end of %s",
+			   what, (unsigned long long)len,
+			   (unsigned long long)pos, name);
 }
 
 static inline uint64_t erofs_round_up(uint64_t x, uint64_t align)

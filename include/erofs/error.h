@@ -14,6 +14,7 @@
 #define EROFS_ERROR_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -40,6 +41,25 @@ struct erofs_err {
  */
 int erofs_error(struct erofs_err *err, int code, uint64_t nid, uint64_t offset,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * Would err keep a new error? A helper that formats where a structure
+ * lies before each of its errors asks first, and formats nothing for an
+ * error an earlier one has won over.
+ */
+static inline bool erofs_err_free(const struct erofs_err *err)
+{
+	return err && !err->code;
+}
+
+/*
+ * As erofs_error(), recording "WHERE: DETAIL" (DETAIL alone when where is
+ * NULL), DETAIL formatted from fmt and ap: what such a helper hands its
+ * va_list to.
+ */
+int erofs_errorv(struct erofs_err *err, int code, uint64_t nid,
+		 uint64_t offset, const char *where, const char *fmt,
+		 va_list ap) __attribute__((format(printf, 6, 0)));
 
 /*
  * Who clears a record. The record a failed call fills belongs to the

@@ -148,14 +148,18 @@ static int gpt_bad(const struct gpt_copy *c, struct erofs_err *err,
 static int gpt_bad(const struct gpt_copy *c, struct erofs_err *err,
 		   uint64_t offset, const char *fmt, ...)
 {
-	char msg[200];
+	char where[16];
 	va_list ap;
+	int ret;
 
+	if (!erofs_err_free(err))
+		return -EFSCORRUPTED;
+	snprintf(where, sizeof(where), "%s GPT", c->which);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ret = erofs_errorv(err, -EFSCORRUPTED, EROFS_NO_NID, offset, where,
+			   fmt, ap);
 	va_end(ap);
-	return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, offset,
-			   "%s GPT: %s", c->which, msg);
+	return ret;
 }
 
 struct gpt_header {

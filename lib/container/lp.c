@@ -50,14 +50,18 @@ static int lp_bad(const struct lp_copy *c, struct erofs_err *err,
 static int lp_bad(const struct lp_copy *c, struct erofs_err *err,
 		  const char *fmt, ...)
 {
-	char what[160];
+	char where[EROFS_ERR_MSG_MAX];
 	va_list ap;
+	int ret;
 
+	if (!erofs_err_free(err))
+		return -EFSCORRUPTED;
+	snprintf(where, sizeof(where), "super image: %s", c->what);
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ret = erofs_errorv(err, -EFSCORRUPTED, EROFS_NO_NID, c->pos, where,
+			   fmt, ap);
 	va_end(ap);
-	return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, c->pos,
-			   "super image: %s: %s", c->what, what);
+	return ret;
 }
 
 /*

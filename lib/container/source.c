@@ -249,25 +249,12 @@ static int file_read(const struct erofs_source *src, uint8_t *p, size_t len,
 	return 0;
 }
 
-/* what: "read" or "copy" */
-static int source_bound(const struct erofs_source *src, uint64_t pos,
-			uint64_t len, const char *what, struct erofs_err *err)
-{
-	if (!erofs_range_ok(pos, len, src->size))
-		return erofs_error(
-			err, -EFSCORRUPTED, EROFS_NO_NID, pos,
-			"%s of %llu bytes at %llu is past the end of %s", what,
-			(unsigned long long)len, (unsigned long long)pos,
-			src->name);
-	return 0;
-}
-
 int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 		      uint64_t pos, struct erofs_err *err)
 {
 	uint8_t *p = buf;
 	size_t i;
-	int ret = source_bound(src, pos, len, "read", err);
+	int ret = erofs_bound(pos, len, src->size, "read", src->name, err);
 
 	if (ret || !src->segs)
 		return ret ? ret : file_read(src, p, len, pos, pos, err);
@@ -352,7 +339,7 @@ int erofs_source_copy(const struct erofs_source *src, uint64_t pos,
 {
 	loff_t in = (loff_t)pos, out = (loff_t)off;
 	ssize_t n;
-	int ret = source_bound(src, pos, len, "copy", err);
+	int ret = erofs_bound(pos, len, src->size, "copy", src->name, err);
 
 	if (ret)
 		return ret;

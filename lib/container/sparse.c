@@ -129,16 +129,19 @@ static int chunk_bad(const struct sparse_reader *r, struct erofs_err *err,
 static int chunk_bad(const struct sparse_reader *r, struct erofs_err *err,
 		     const char *fmt, ...)
 {
-	char what[120];
+	char where[EROFS_ERR_MSG_MAX];
 	va_list ap;
+	int ret;
 
+	if (!erofs_err_free(err))
+		return -EFSCORRUPTED;
+	snprintf(where, sizeof(where), "sparse image %s: chunk %u at byte %llu",
+		 r->src->name, r->index, (unsigned long long)r->chunk_pos);
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ret = erofs_errorv(err, -EFSCORRUPTED, EROFS_NO_NID, r->chunk_pos,
+			   where, fmt, ap);
 	va_end(ap);
-	return erofs_error(err, -EFSCORRUPTED, EROFS_NO_NID, r->chunk_pos,
-			   "sparse image %s: chunk %u at byte %llu: %s",
-			   r->src->name, r->index,
-			   (unsigned long long)r->chunk_pos, what);
+	return ret;
 }
 
 static int add_crc(struct erofs_source *src, const struct sparse_reader *r,

@@ -64,6 +64,15 @@ int erofs_metabox_read(struct erofs_ctx *ctx, uint64_t off, void *out,
 		       size_t len);
 void erofs_ctx_take_error(struct erofs_ctx *ctx, struct erofs_ctx *nested);
 
+/*
+ * pos as a byte offset of the image, for an error record: only the primary
+ * space has them (the metabox's and packed inode's bytes are decoded).
+ */
+static inline uint64_t erofs_image_offset(enum erofs_space space, uint64_t pos)
+{
+	return space == EROFS_SPACE_PRIMARY ? pos : EROFS_NO_OFFSET;
+}
+
 /* ctx_levels.c: buffers; meta_cache.c: metadata reads through its cache */
 /*
  * Make sure ctx->outbuf (or inbuf) holds at least len bytes. A buffer that

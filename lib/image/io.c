@@ -47,24 +47,10 @@ void erofs_io_close(struct erofs_device *dev)
 	dev->path = NULL;
 }
 
-/* what: "read" or "copy" */
-static int check_device_range(const struct erofs_device *dev, uint64_t pos,
-			      uint64_t len, const char *what,
-			      struct erofs_err *err)
-{
-	if (!erofs_range_ok(pos, len, dev->size))
-		return erofs_error(
-			err, -EFSCORRUPTED, EROFS_NO_NID, pos,
-			"%s of %llu bytes at %llu is past the end of %s", what,
-			(unsigned long long)len, (unsigned long long)pos,
-			dev->path);
-	return 0;
-}
-
 int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 		   uint64_t pos, struct erofs_err *err)
 {
-	int ret = check_device_range(dev, pos, len, "read", err);
+	int ret = erofs_bound(pos, len, dev->size, "read", dev->path, err);
 
 	return ret ? ret
 		   : erofs_source_read(dev->src, buf, len, dev->offset + pos,
@@ -74,7 +60,7 @@ int erofs_io_pread(const struct erofs_device *dev, void *buf, size_t len,
 int erofs_io_copy(const struct erofs_device *dev, uint64_t pos, uint64_t len,
 		  int fd, uint64_t off, struct erofs_err *err)
 {
-	int ret = check_device_range(dev, pos, len, "copy", err);
+	int ret = erofs_bound(pos, len, dev->size, "copy", dev->path, err);
 
 	return ret ? ret
 		   : erofs_source_copy(dev->src, dev->offset + pos, len, fd,

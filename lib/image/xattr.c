@@ -63,17 +63,20 @@ static int xattr_corrupt(struct xattr_walk *w, const struct xattr_loc *loc,
 static int xattr_corrupt(struct xattr_walk *w, const struct xattr_loc *loc,
 			 const char *fmt, ...)
 {
-	uint64_t off = loc->space == EROFS_SPACE_PRIMARY ? loc->pos :
-							   EROFS_NO_OFFSET;
-	char what[EROFS_ERR_MSG_MAX];
+	char where[32];
 	va_list ap;
+	int ret;
 
+	if (!erofs_err_free(&w->ctx->err))
+		return -EFSCORRUPTED;
+	snprintf(where, sizeof(where), "%s xattr %u",
+		 loc->shared ? "shared" : "inline", loc->index);
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ret = erofs_errorv(&w->ctx->err, -EFSCORRUPTED, w->inode->nid,
+			   erofs_image_offset(loc->space, loc->pos), where, fmt,
+			   ap);
 	va_end(ap);
-	return erofs_error(&w->ctx->err, -EFSCORRUPTED, w->inode->nid, off,
-			   "%s xattr %u: %s", loc->shared ? "shared" : "inline",
-			   loc->index, what);
+	return ret;
 }
 
 static size_t copy_str(char *dst, const char *src)
@@ -275,8 +278,7 @@ static int read_ibody_header(struct xattr_walk *w, unsigned int *shared_count)
 {
 	const struct erofs_inode *inode = w->inode;
 	uint8_t hdr[EROFS_XATTR_IBODY_HEADER_SIZE];
-	uint64_t off = inode->space == EROFS_SPACE_PRIMARY ? inode->xattr_pos :
-							     EROFS_NO_OFFSET;
+	uint64_t off = erofs_image_offset(inode->space, inode->xattr_pos);
 	int ret;
 
 	if (inode->xattr_isize <= EROFS_XATTR_IBODY_HEADER_SIZE)

@@ -4,18 +4,31 @@
 
 #include "erofs/error.h"
 
+int erofs_errorv(struct erofs_err *err, int code, uint64_t nid,
+		 uint64_t offset, const char *where, const char *fmt,
+		 va_list ap)
+{
+	int n = 0;
+
+	if (!erofs_err_free(err))
+		return code;
+	err->code = code;
+	err->nid = nid;
+	err->offset = offset;
+	if (where)
+		n = snprintf(err->msg, sizeof(err->msg), "%s: ", where);
+	if (n >= 0 && (size_t)n < sizeof(err->msg))
+		vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
+	return code;
+}
+
 int erofs_error(struct erofs_err *err, int code, uint64_t nid, uint64_t offset,
 		const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || err->code)
-		return code;
-	err->code = code;
-	err->nid = nid;
-	err->offset = offset;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	code = erofs_errorv(err, code, nid, offset, NULL, fmt, ap);
 	va_end(ap);
 	return code;
 }

@@ -6,7 +6,6 @@
  * algorithms the image must declare, and the fragment extent both return.
  */
 #include <stdarg.h>
-#include <stdio.h>
 
 #include "erofs/format.h"
 #include "image/image_internal.h"
@@ -15,17 +14,15 @@
 int z_erofs_corrupt(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		    uint64_t pos, const char *fmt, ...)
 {
-	char what[EROFS_ERR_MSG_MAX];
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ret = erofs_errorv(&ctx->err, -EFSCORRUPTED, inode->nid,
+			   erofs_image_offset(inode->space, pos), NULL, fmt,
+			   ap);
 	va_end(ap);
-	/* only the primary space has image byte offsets */
-	if (inode->space != EROFS_SPACE_PRIMARY)
-		pos = EROFS_NO_OFFSET;
-	return erofs_error(&ctx->err, -EFSCORRUPTED, inode->nid, pos, "%s",
-			   what);
+	return ret;
 }
 
 int z_erofs_check_fragment(struct erofs_ctx *ctx,

@@ -581,8 +581,8 @@ static int z_init_header_bits(struct erofs_ctx *ctx, struct erofs_inode *inode,
 		z->algs[i] = (h[Z_EROFS_MH_ALGORITHMTYPE] >> (4 * i)) & 15;
 		if (z->algs[i] >= Z_EROFS_COMPRESSION_MAX)
 			return erofs_error(&ctx->err, -EOPNOTSUPP, inode->nid,
-					   inode->space == EROFS_SPACE_PRIMARY ?
-					   z->hpos : EROFS_NO_OFFSET,
+					   erofs_image_offset(inode->space,
+							      z->hpos),
 					   "map header: unknown algorithm %u",
 					   z->algs[i]);
 	}

@@ -16,14 +16,20 @@
 int z_ext_corrupt(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	      const struct z_extent *ext, const char *fmt, ...)
 {
-	char what[EROFS_ERR_MSG_MAX];
+	char where[40];
 	va_list ap;
+	int ret;
 
+	if (!erofs_err_free(&ctx->err))
+		return -EFSCORRUPTED;
+	snprintf(where, sizeof(where), "encoded extent %llu",
+		 (unsigned long long)ext->idx);
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ret = erofs_errorv(&ctx->err, -EFSCORRUPTED, inode->nid,
+			   erofs_image_offset(inode->space, ext->pos), where,
+			   fmt, ap);
 	va_end(ap);
-	return z_erofs_corrupt(ctx, inode, ext->pos, "encoded extent %llu: %s",
-			       (unsigned long long)ext->idx, what);
+	return ret;
 }
 
 static int z_ext_decode(struct erofs_ctx *ctx, const struct erofs_inode *inode,
