@@ -231,18 +231,15 @@ static int dfl_decode(struct erofs_codec_state *state,
 	return dfl_libdeflate_partial(s, req, err);
 #endif
 }
+#endif
 
 const struct erofs_codec erofs_codec_deflate = {
 	.name = "deflate",
-	.available = true,
 	.cost_ns_per_kib = DEFLATE_COST_NS_PER_KIB,
+#if defined(HAVE_ZLIB) || defined(HAVE_LIBDEFLATE)
+	.available = true,
 	.init = dfl_init,
 	.fini = dfl_fini,
 	.decode = dfl_decode,
-};
-#else
-const struct erofs_codec erofs_codec_deflate = {
-	.name = "deflate",
-	.cost_ns_per_kib = DEFLATE_COST_NS_PER_KIB,
-};
 #endif
+};

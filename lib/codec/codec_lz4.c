@@ -48,16 +48,13 @@ static int lz4_decode(struct erofs_codec_state *state,
 				   ret, outlen);
 	return 0;
 }
+#endif
 
 const struct erofs_codec erofs_codec_lz4 = {
 	.name = "lz4",
+	.cost_ns_per_kib = LZ4_COST_NS_PER_KIB,
+#ifdef HAVE_LZ4
 	.available = true,
-	.cost_ns_per_kib = LZ4_COST_NS_PER_KIB,
 	.decode = lz4_decode,
-};
-#else
-const struct erofs_codec erofs_codec_lz4 = {
-	.name = "lz4",
-	.cost_ns_per_kib = LZ4_COST_NS_PER_KIB,
-};
 #endif
+};

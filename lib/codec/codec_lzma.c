@@ -136,18 +136,15 @@ static int mlzma_decode(struct erofs_codec_state *state,
 		return 0;
 	return mlzma_fail(strm, req, ret, err);
 }
+#endif
 
 const struct erofs_codec erofs_codec_lzma = {
 	.name = "lzma",
-	.available = true,
 	.cost_ns_per_kib = LZMA_COST_NS_PER_KIB,
+#ifdef HAVE_LZMA
+	.available = true,
 	.init = mlzma_init,
 	.fini = mlzma_fini,
 	.decode = mlzma_decode,
-};
-#else
-const struct erofs_codec erofs_codec_lzma = {
-	.name = "lzma",
-	.cost_ns_per_kib = LZMA_COST_NS_PER_KIB,
-};
 #endif
+};

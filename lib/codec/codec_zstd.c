@@ -176,18 +176,15 @@ static int zstd_decode(struct erofs_codec_state *state,
 		return zstd_partial(s, req, err);
 	return zstd_full(s, req, err);
 }
+#endif
 
 const struct erofs_codec erofs_codec_zstd = {
 	.name = "zstd",
-	.available = true,
 	.cost_ns_per_kib = ZSTD_COST_NS_PER_KIB,
+#ifdef HAVE_ZSTD
+	.available = true,
 	.init = zstd_init,
 	.fini = zstd_fini,
 	.decode = zstd_decode,
-};
-#else
-const struct erofs_codec erofs_codec_zstd = {
-	.name = "zstd",
-	.cost_ns_per_kib = ZSTD_COST_NS_PER_KIB,
-};
 #endif
+};
