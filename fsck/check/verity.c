@@ -7,6 +7,7 @@
 #include "check/verity.h"
 #include "erofs/image.h"
 #include "fsck.h"
+#include "util/grow.h"
 #include "util/hex.h"
 
 static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
@@ -177,24 +178,6 @@ uint64_t verity_leaves(const struct verity_check *vc)
 	return vc->v ? erofs_verity_info(vc->v)->leaf_blocks : 0;
 }
 
-/* Under the lock: room for n more in *a, of *cap. */
-static bool grow(uint64_t **a, size_t *cap, size_t used, size_t n)
-{
-	size_t want = *cap ? *cap : 64;
-	uint64_t *p;
-
-	while (want < used + n)
-		want *= 2;
-	if (want == *cap)
-		return true;
-	p = realloc(*a, want * sizeof(**a));
-	if (!p)
-		return false;
-	*a = p;
-	*cap = want;
-	return true;
-}
-
 int verity_leaf_task(void *worker, void *arg)
 {
 	struct verity_leaf *l = arg;
@@ -212,14 +195,15 @@ int verity_leaf_task(void *worker, void *arg)
 	erofs_err_drop(&err);
 	pthread_mutex_lock(&vc->lock);
 	if (ret == -EFSCORRUPTED) {
-		if (grow(&vc->bad_leaves, &vc->capleaves, vc->nbad_leaves, 1))
+		if (!ARRAY_GROW(vc->bad_leaves, vc->capleaves,
+				vc->nbad_leaves + 1, 64))
 			vc->bad_leaves[vc->nbad_leaves++] = l->leaf;
 		else
 			ret = -ENOMEM;
 	} else if (ret) {
 		if (!vc->read_error)
 			vc->read_error = -ret;
-	} else if (grow(&vc->bad, &vc->capbad, vc->nbad, n)) {
+	} else if (!ARRAY_GROW(vc->bad, vc->capbad, vc->nbad + n, 64)) {
 		memcpy(vc->bad + vc->nbad, bad, n * sizeof(*bad));
 		vc->nbad += n;
 	} else {

@@ -6,30 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/xattr_list.h"
-
-static bool xattr_list_reserve(struct xattr_list *l)
-{
-	struct xattr_item *items;
-	size_t cap;
-
-	if (l->n < l->cap)
-		return true;
-	cap = l->cap ? l->cap * 2 : 8;
-	items = realloc(l->items, cap * sizeof(*items));
-	if (!items)
-		return false;
-	l->items = items;
-	l->cap = cap;
-	return true;
-}
 
 bool xattr_list_add(struct xattr_list *l, const char *name, size_t namelen,
 		    const void *value, size_t len)
 {
 	struct xattr_item *it;
 
-	if (!xattr_list_reserve(l))
+	if (ARRAY_GROW(l->items, l->cap, l->n + 1, 8))
 		return false;
 	it = &l->items[l->n];
 	it->name = malloc(namelen + 1);

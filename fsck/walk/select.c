@@ -9,6 +9,7 @@
 #include "erofs/dir.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "util/grow.h"
 #include "util/strbuf.h"
 #include "walk/select.h"
 
@@ -675,15 +676,8 @@ static int probe_add_kid(struct probe_frame *f, const struct erofs_dirent *de)
 {
 	struct probe_kid *k;
 
-	if (f->nkids == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 8;
-
-		k = realloc(f->kids, cap * sizeof(*k));
-		if (!k)
-			return -ENOMEM;
-		f->kids = k;
-		f->cap = cap;
-	}
+	if (ARRAY_GROW(f->kids, f->cap, f->nkids + 1, 8))
+		return -ENOMEM;
 	k = &f->kids[f->nkids];
 	k->name = strndup(de->name, de->namelen);
 	if (!k->name)
@@ -744,15 +738,8 @@ static int probe_push(struct probe *p, const struct erofs_inode *inode,
 		p->found = true;
 		return 0;
 	}
-	if (p->nframes == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-
-		f = realloc(p->frames, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		p->frames = f;
-		p->cap = cap;
-	}
+	if (ARRAY_GROW(p->frames, p->cap, p->nframes + 1, 16))
+		return -ENOMEM;
 	f = &p->frames[p->nframes++];
 	memset(f, 0, sizeof(*f));
 	f->nid = inode->nid;

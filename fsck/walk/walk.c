@@ -7,6 +7,7 @@
 #include "erofs/dir.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
+#include "util/grow.h"
 #include "util/interrupt.h"
 #include "util/nidmap.h"
 #include "util/strbuf.h"
@@ -179,24 +180,9 @@ static int walk_collect(void *arg, const struct erofs_dirent *de)
 	struct walk_frame *f = arg;
 	struct walk_child *kid;
 
-	if (f->nkids == f->kidcap) {
-		size_t cap = f->kidcap ? f->kidcap * 2 : 64;
-		struct walk_child *kids = realloc(f->kids, cap * sizeof(*kids));
-
-		if (!kids)
-			return -ENOMEM;
-		f->kids = kids;
-		f->kidcap = cap;
-	}
-	if (f->namescap - f->nameslen < de->namelen) {
-		size_t cap = f->namescap ? f->namescap * 2 : 4096;
-		char *names = realloc(f->names, cap);
-
-		if (!names)
-			return -ENOMEM;
-		f->names = names;
-		f->namescap = cap;
-	}
+	if (ARRAY_GROW(f->kids, f->kidcap, f->nkids + 1, 64) ||
+	    ARRAY_GROW(f->names, f->namescap, f->nameslen + de->namelen, 4096))
+		return -ENOMEM;
 	kid = &f->kids[f->nkids++];
 	kid->nid = de->nid;
 	kid->pos = de->pos;
@@ -215,14 +201,12 @@ static struct walk_frame *walk_new_frame(struct walker *w)
 	struct walk_frame *f;
 
 	if (w->nframes == w->framecap) {
-		size_t cap = w->framecap ? w->framecap * 2 : 16;
+		size_t old = w->framecap;
 
-		f = realloc(w->frames, cap * sizeof(*f));
-		if (!f)
+		if (ARRAY_GROW(w->frames, w->framecap, w->nframes + 1, 16))
 			return NULL;
-		memset(f + w->framecap, 0, (cap - w->framecap) * sizeof(*f));
-		w->frames = f;
-		w->framecap = cap;
+		memset(w->frames + old, 0,
+		       (w->framecap - old) * sizeof(*w->frames));
 	}
 	f = &w->frames[w->nframes++];
 	f->nkids = 0;
@@ -395,16 +379,8 @@ static int walk_defer(struct walker *w, size_t idx,
 {
 	struct walk_frame *f = &w->frames[w->nframes - 1];
 
-	if (f->ndeferred == f->deferredcap) {
-		size_t cap = f->deferredcap ? f->deferredcap * 2 : 4;
-		struct walk_deferred *d;
-
-		d = realloc(f->deferred, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		f->deferred = d;
-		f->deferredcap = cap;
-	}
+	if (ARRAY_GROW(f->deferred, f->deferredcap, f->ndeferred + 1, 4))
+		return -ENOMEM;
 	f->deferred[f->ndeferred].inode = *inode;
 	f->deferred[f->ndeferred++].state = state;
 	f->kids[idx].deferred = f->ndeferred;
