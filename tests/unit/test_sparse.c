@@ -29,7 +29,8 @@ struct image {
 static void put(struct image *im, const void *p, size_t n)
 {
 	ck_assert_uint_le(im->len + n, sizeof(im->buf));
-	memcpy(im->buf + im->len, p, n);
+	if (n)
+		memcpy(im->buf + im->len, p, n);
 	im->len += n;
 }
 
