@@ -19,9 +19,9 @@
 
 /*
  * Below this much estimated work threads cost more than they save: each
- * sets up its own reading context and decoders (about 1.5 ms of page
- * faults), and the walker's own share does not shrink. Run inline.
- * EROFS_FSCK_SYNC_NS overrides it (0: never).
+ * sets up its own reading context and decoders, and the walker's own
+ * share does not shrink (bench/README.md, "Figures behind the code's
+ * constants"). Run inline. EROFS_FSCK_SYNC_NS overrides it (0: never).
  */
 #define COST_SYNC_WORK_NS 10000000ULL
 
@@ -95,12 +95,10 @@ static uint64_t cost_image_data(const struct erofs_image *img, uint64_t bytes)
 
 /*
  * Work the image holds: its data, and with --extract=DIR or --compare=DIR
- * a file on disk to create or open for each inode the superblock counts.
- * Those cost more than a small file's bytes to decode: 20,000 files of
- * under 80 bytes (a 2 MB image) took 0.28 s onto tmpfs at -j1 and 0.17 s
- * with two threads, and compared in 0.16-0.21 s against 0.12-0.14 s, when
- * the data alone started none. A superblock that overstates its inodes
- * only starts threads.
+ * a file on disk to create or open for each inode the superblock counts,
+ * which costs more than a small file's bytes to decode (bench/README.md,
+ * "Figures behind the code's constants"). A superblock that overstates
+ * its inodes only starts threads.
  */
 static uint64_t cost_image(const struct outputs *outs,
 			   const struct erofs_image *img, uint64_t bytes)
@@ -131,8 +129,8 @@ unsigned int cost_cpus(void)
  * file, so threads cannot win. No more than the CPUs the process may run
  * on, and so none on one: threads beyond them decode nothing sooner, and
  * take turns on the CPUs, each turn in a cold cache, and in the kernel's
- * locks of the directories they create files in (four threads on two CPUs
- * extracted live media onto ext4 8% slower than two).
+ * locks of the directories they create files in (bench/README.md,
+ * "Figures behind the code's constants").
  */
 /* EROFS_FSCK_SYNC_NS (knobs.h): the work that pays for threads. */
 static uint64_t cost_sync_limit(void)

@@ -121,12 +121,9 @@ void outfile_discard(struct outfile *of)
 
 /*
  * The most one write() or pwrite() hands the kernel: Linux backs a write
- * with page-cache folios as large as the write, and folios of 128 KiB or
- * more were slow to come by on a virtual machine that gives its free
- * memory back to its host. There, 50 MB written to a new ext4 file after
- * a few idle seconds took 0.56-0.64 s in writes of 128 KiB to 1 MiB,
- * against 0.02 s in writes of 64 KiB (0.07 s in writes of 4 KiB);
- * extracting live media onto ext4 took 2.5 s instead of 3.3 s at -j1.
+ * with page-cache folios as large as the write, and large folios were
+ * slow to come by on a virtual machine that gives its free memory back
+ * to its host (bench/README.md, "Figures behind the code's constants").
  */
 #define OUTFILE_WRITE_MAX (64u << 10)
 

@@ -462,10 +462,8 @@ static bool frag_room_ahead(const struct erofs_frag_cache *fc, uint64_t want)
  * for it: the spare's, as it is, when it holds len, is at most twice as
  * long and fits the budget. Resizing it takes the process's memory map for
  * writing, against every other thread's page faults, and faults in the
- * pages it adds: on live media at -j2, where extents are 0.3-8 MiB,
- * taking the spare as it is cut the kernel's time from 0.18 s to 0.11 s a
- * run. The extent is charged the whole mapping, whose pages stay
- * resident.
+ * pages it adds (bench/README.md, "Figures behind the code's constants").
+ * The extent is charged the whole mapping, whose pages stay resident.
  */
 static size_t frag_mapping_len(const struct erofs_frag_cache *fc,
 			       const struct frag_room *room, uint64_t len)

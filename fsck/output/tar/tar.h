@@ -58,9 +58,9 @@ struct tar_file;
 
 /*
  * Files of the packed inode are decoded in the order of their fragments
- * (sched/task.c), so the window fills: 16 MiB keeps a live-media root
- * filesystem's archive within 64 MiB + 16 MiB per thread (32 MiB: 83 MiB
- * at -j1, 98 at -j2), and is no slower.
+ * (sched/task.c), so the window fills: 16 MiB keeps a live-media
+ * archive within the memory budget, and is no slower (bench/README.md,
+ * "Figures behind the code's constants").
  */
 #define TAR_WINDOW_BYTES (16u << 20)
 #define TAR_MEM_FILE (4u << 20)
