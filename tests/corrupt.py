@@ -32,7 +32,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 
 from erofstest import SB, le16, le32, le64, round_up, seal_superblock, tap, \
-    tap_end
+    tap_end, verdict
 
 SB_CHKSUM = 0x1
 INCOMPAT_48BIT = 0x80
@@ -534,16 +534,7 @@ def run(fsck, path, variant, timeout):
     except subprocess.TimeoutExpired:
         return ["hang: no exit after %d s" % timeout]
     out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-    problems = []
-    if proc.returncode < 0 or proc.returncode >= 124:
-        problems.append("crash: exit status %d" % proc.returncode)
-    elif proc.returncode not in variant.expect:
-        problems.append("exit %d, expected %s" % (
-            proc.returncode, " or ".join(map(str, sorted(variant.expect)))))
-    if re.search(r"Sanitizer|runtime error:", out):
-        problems.append("sanitizer report")
-    if variant.says and not re.search(variant.says, out, re.I):
-        problems.append("output does not match /%s/" % variant.says)
+    problems = verdict(proc.returncode, out, variant.expect, variant.says)
     if not problems:
         problems = same_with_threads(args, path, proc, timeout)
     if problems:

@@ -35,7 +35,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 
-from erofstest import SB, seal_superblock, tap, tap_end
+from erofstest import SB, seal_superblock, tap, tap_end, verdict
 
 BS = 4096
 MAGIC = 0xE0F5E1E2
@@ -840,16 +840,7 @@ def run(fsck, path, case, timeout, as_mib):
                 "command: %s" % " ".join(args)]
     took = time.monotonic() - start
     out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-    problems = []
-    if proc.returncode < 0 or proc.returncode >= 124:
-        problems.append("crash: exit status %d" % proc.returncode)
-    elif proc.returncode not in case.expect:
-        problems.append("exit %d, expected %s" % (
-            proc.returncode, " or ".join(map(str, sorted(case.expect)))))
-    if re.search(r"Sanitizer|runtime error:|out of memory", out):
-        problems.append("sanitizer report or out of memory")
-    if case.says and not re.search(case.says, out, re.I):
-        problems.append("output does not match /%s/" % case.says)
+    problems = verdict(proc.returncode, out, case.expect, case.says)
     if case.decoded_max:
         m = re.search(r"packed inode: (\d+) bytes decoded of its (\d+) "
                       r"encoded", out)

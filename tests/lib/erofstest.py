@@ -8,6 +8,7 @@ the first lines of what went wrong under a failure, the plan last).
 A test imports it by name: Python puts the directory of the script it
 runs, tests/, first on the module path."""
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -76,6 +77,25 @@ def run_fsck(*args, stdin=None, timeout=300):
 def crashed(err):
     """Did a sanitizer report in this standard error?"""
     return "Sanitizer" in err or "runtime error" in err
+
+
+def verdict(returncode, out, expect, says=None):
+    """The complaints about a run on a damaged or hostile image (the one
+    rule corrupt.py and hostile.py share): a crash (a signal, or an exit
+    status of 124 or more), an exit status not in expect, a sanitizer's
+    report or an allocation that failed, output (stdout and stderr, as
+    text) not matching the regular expression says."""
+    problems = []
+    if returncode < 0 or returncode >= 124:
+        problems.append("crash: exit status %d" % returncode)
+    elif returncode not in expect:
+        problems.append("exit %d, expected %s" % (
+            returncode, " or ".join(map(str, sorted(expect)))))
+    if re.search(r"Sanitizer|runtime error:|out of memory", out):
+        problems.append("sanitizer report or out of memory")
+    if says and not re.search(says, out, re.I):
+        problems.append("output does not match /%s/" % says)
+    return problems
 
 
 def read_file(path):
