@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shim.h"
+
 typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
 typedef ssize_t (*write_fn)(int, const void *, size_t);
@@ -62,25 +64,16 @@ static long env_count(const char *name)
 
 static void report(void)
 {
-	char msg[128];
-	int len = 0;
-
 	if (atomic_load(&injected_read))
-		len = snprintf(msg, sizeof(msg),
-			       "io_fail: injected EIO into read %ld\n",
-			       fail_read_at);
+		shim_say("io_fail: injected EIO into read %ld\n", fail_read_at);
 	else if (atomic_load(&injected_write))
-		len = snprintf(msg, sizeof(msg),
-			       "io_fail: injected %s into write %ld\n",
-			       write_errno == EFBIG ? "EFBIG" :
-			       write_errno == EIO   ? "EIO" : "ENOSPC",
-			       fail_write_at);
+		shim_say("io_fail: injected %s into write %ld\n",
+			 write_errno == EFBIG ? "EFBIG" :
+			 write_errno == EIO   ? "EIO" : "ENOSPC",
+			 fail_write_at);
 	else if (fail_read_at || fail_write_at)
-		len = snprintf(msg, sizeof(msg),
-			       "io_fail: not injected: %ld reads, %ld writes\n",
-			       atomic_load(&reads), atomic_load(&writes));
-	if (len > 0)
-		(void)!write(STDERR_FILENO, msg, (size_t)len);
+		shim_say("io_fail: not injected: %ld reads, %ld writes\n",
+			 atomic_load(&reads), atomic_load(&writes));
 }
 
 __attribute__((constructor)) static void io_fail_init(void)
@@ -98,15 +91,6 @@ __attribute__((constructor)) static void io_fail_init(void)
 	if (path && !realpath(path, image_path))
 		image_path[0] = '\0';
 	atexit(report);
-}
-
-static void *next_fn(const char *name)
-{
-	void *fn = dlsym(RTLD_NEXT, name);
-
-	if (!fn)
-		abort();
-	return fn;
 }
 
 static int is_image(int fd)
@@ -167,7 +151,7 @@ ssize_t pread(int fd, void *buf, size_t len, off_t pos)
 	static pread_fn real;
 
 	if (!real)
-		real = (pread_fn)next_fn("pread");
+		real = (pread_fn)shim_next("pread");
 	return fail_read(fd) ? -1 : real(fd, buf, len, pos);
 }
 
@@ -176,7 +160,7 @@ ssize_t pread64(int fd, void *buf, size_t len, off_t pos)
 	static pread_fn real;
 
 	if (!real)
-		real = (pread_fn)next_fn("pread64");
+		real = (pread_fn)shim_next("pread64");
 	return fail_read(fd) ? -1 : real(fd, buf, len, pos);
 }
 
@@ -185,7 +169,7 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t pos)
 	static pwrite_fn real;
 
 	if (!real)
-		real = (pwrite_fn)next_fn("pwrite");
+		real = (pwrite_fn)shim_next("pwrite");
 	return fail_write(fd) ? -1 : real(fd, buf, len, pos);
 }
 
@@ -194,7 +178,7 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t pos)
 	static pwrite_fn real;
 
 	if (!real)
-		real = (pwrite_fn)next_fn("pwrite64");
+		real = (pwrite_fn)shim_next("pwrite64");
 	return fail_write(fd) ? -1 : real(fd, buf, len, pos);
 }
 
@@ -203,7 +187,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 	static write_fn real;
 
 	if (!real)
-		real = (write_fn)next_fn("write");
+		real = (write_fn)shim_next("write");
 	return fail_write(fd) ? -1 : real(fd, buf, len);
 }
 
@@ -212,7 +196,7 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	static writev_fn real;
 
 	if (!real)
-		real = (writev_fn)next_fn("writev");
+		real = (writev_fn)shim_next("writev");
 	return fail_write(fd) ? -1 : real(fd, iov, iovcnt);
 }
 
@@ -222,7 +206,7 @@ ssize_t copy_file_range(int fd_in, loff_t *off_in, int fd_out,
 	static cfr_fn real;
 
 	if (!real)
-		real = (cfr_fn)next_fn("copy_file_range");
+		real = (cfr_fn)shim_next("copy_file_range");
 	return fail_write(fd_out) ? -1 :
 		real(fd_in, off_in, fd_out, off_out, len, flags);
 }

@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shim.h"
+
 typedef int (*mknodat_fn)(int, const char *, mode_t, dev_t);
 typedef int (*symlinkat_fn)(const char *, int, const char *);
 
@@ -29,26 +31,12 @@ static atomic_int swapped;
 
 static void report(void)
 {
-	char msg[64];
-	int len = snprintf(msg, sizeof(msg), "swap_node: swapped %d\n",
-			   atomic_load(&swapped));
-
-	if (len > 0)
-		(void)!write(STDERR_FILENO, msg, (size_t)len);
+	shim_say("swap_node: swapped %d\n", atomic_load(&swapped));
 }
 
 __attribute__((constructor)) static void swap_node_init(void)
 {
 	atexit(report);
-}
-
-static void *next_fn(const char *name)
-{
-	void *fn = dlsym(RTLD_NEXT, name);
-
-	if (!fn)
-		abort();
-	return fn;
 }
 
 static void swap(int dfd, const char *name, const char *env)
@@ -67,7 +55,7 @@ int mknodat(int dfd, const char *name, mode_t mode, dev_t dev)
 	int ret;
 
 	if (!real)
-		real = (mknodat_fn)next_fn("mknodat");
+		real = (mknodat_fn)shim_next("mknodat");
 	ret = real(dfd, name, mode, dev);
 	if (!ret)
 		swap(dfd, name, "SWAP_FIFO");
@@ -80,7 +68,7 @@ int symlinkat(const char *target, int dfd, const char *name)
 	int ret;
 
 	if (!real)
-		real = (symlinkat_fn)next_fn("symlinkat");
+		real = (symlinkat_fn)shim_next("symlinkat");
 	ret = real(target, dfd, name);
 	if (!ret)
 		swap(dfd, name, "SWAP_SYMLINK");
