@@ -13,6 +13,7 @@
 
 #include "erofs/inode.h"
 #include "extract/extract_state.h"
+#include "util/grow.h"
 #include "walk/walk.h"
 
 struct xdir *xdir_new(struct extractor *x, struct xdir *parent,
@@ -21,7 +22,7 @@ struct xdir *xdir_new(struct extractor *x, struct xdir *parent,
 {
 	struct xdir *d;
 
-	if (!X_GROW(x, all, capall, x->nall + 1))
+	if (ARRAY_GROW(x->all, x->capall, x->nall + 1, 16))
 		return NULL;
 	d = calloc(1, sizeof(*d) + namelen + 1);
 	if (!d)
@@ -156,7 +157,7 @@ static enum fsck_result x_mkdir(struct extractor *x, struct xdir *d, int pfd,
 
 static bool x_push(struct extractor *x, struct xdir *d)
 {
-	if (!X_GROW(x, stack, capstack, x->nstack + 1))
+	if (ARRAY_GROW(x->stack, x->capstack, x->nstack + 1, 16))
 		return false;
 	x->stack[x->nstack++] = d;
 	return true;
@@ -228,7 +229,7 @@ void extract_dir_done(struct extractor *x, void *state)
 
 	if (x->nstack && x->stack[x->nstack - 1] == d)
 		x->nstack--;
-	if (X_GROW(x, post, cappost, x->npost + 1)) {
+	if (!ARRAY_GROW(x->post, x->cappost, x->npost + 1, 16)) {
 		x->post[x->npost++] = d;
 	} else if (d->fixup) {
 		/* its mode, owner and times would be left as made: say so */

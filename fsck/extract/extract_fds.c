@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "extract/extract_state.h"
+#include "util/grow.h"
 
 #define FD_RESERVE 32		/* image, devices, stdio, progress */
 #define FD_BUDGET_MIN 8
@@ -90,7 +91,7 @@ int xdir_fd(struct extractor *x, struct xdir *d)
 	int pfd, fd, err, spare = -1;
 
 	for (a = d; a->fd < 0; a = a->parent) {
-		if (!X_GROW(x, chain, capchain, n + 1)) {
+		if (ARRAY_GROW(x->chain, x->capchain, n + 1, 16)) {
 			errno = ENOMEM;
 			return -1;
 		}

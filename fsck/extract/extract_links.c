@@ -11,6 +11,7 @@
 #include "erofs/format.h"
 #include "erofs/inode.h"
 #include "extract/extract_state.h"
+#include "util/grow.h"
 #include "util/interrupt.h"
 #include "walk/walk.h"
 
@@ -55,7 +56,7 @@ enum fsck_result extract_link(struct extractor *x, const struct walk_entry *e,
 
 	if (parent->failed || !(name = x_entry_name(x, e, loc)))
 		return FSCK_REPORTED;
-	if (!X_GROW(x, links, caplinks, x->nlinks + 1))
+	if (ARRAY_GROW(x->links, x->caplinks, x->nlinks + 1, 16))
 		return FSCK_NOMEM;
 	l = &x->links[x->nlinks];
 	l->dir = parent;

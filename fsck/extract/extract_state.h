@@ -162,10 +162,6 @@ struct x_obj {
 /* extract_state.c */
 /* One more of a statistic, from any thread. */
 void x_count(uint64_t *v);
-/* Room for need items in *arr of *cap; false when out of memory. */
-bool x_grow(void **arr, size_t *cap, size_t need, size_t size);
-#define X_GROW(x, arr, cap, need) \
-	x_grow((void **)&(x)->arr, &(x)->cap, (need), sizeof(*(x)->arr))
 
 /* extract_dir.c */
 struct xdir *xdir_new(struct extractor *x, struct xdir *parent,

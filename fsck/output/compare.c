@@ -15,6 +15,7 @@
 #include "erofs/format.h"
 #include "erofs/inode.h"
 #include "output/compare.h"
+#include "util/grow.h"
 #include "util/nidmap.h"
 #include "util/strbuf.h"
 #include "util/xattr_list.h"
@@ -377,7 +378,6 @@ static enum fsck_result cmp_dir_read(struct cmp_dir *d, int fd)
 	DIR *dir = fdopendir(fd);
 	struct dirent *de;
 	size_t cap = 0;
-	char **names;
 
 	if (!dir) {
 		close(fd);
@@ -386,13 +386,8 @@ static enum fsck_result cmp_dir_read(struct cmp_dir *d, int fd)
 	while ((de = readdir(dir))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (d->n == cap) {
-			cap = cap ? 2 * cap : 16;
-			names = realloc(d->names, cap * sizeof(*names));
-			if (!names)
-				break;
-			d->names = names;
-		}
+		if (ARRAY_GROW(d->names, cap, d->n + 1, 16))
+			break;
 		d->names[d->n] = strdup(de->d_name);
 		if (!d->names[d->n])
 			break;

@@ -13,6 +13,7 @@
 #include "sched/readahead.h"
 #include "sched/scheduler.h"
 #include "sched/split.h"
+#include "util/grow.h"
 #include "util/window.h"
 
 /*
@@ -87,21 +88,12 @@ struct map_list {
 static enum fsck_result out_run_add(struct piece_out *out, size_t len,
 				    bool zeros)
 {
-	struct out_run *runs;
-	size_t cap;
-
 	if (out->nruns && out->runs[out->nruns - 1].zeros == zeros) {
 		out->runs[out->nruns - 1].len += len;
 		return FSCK_OK;
 	}
-	if (out->nruns == out->runcap) {
-		cap = out->runcap ? 2 * out->runcap : 8;
-		runs = realloc(out->runs, cap * sizeof(*runs));
-		if (!runs)
-			return FSCK_NOMEM;
-		out->runs = runs;
-		out->runcap = cap;
-	}
+	if (ARRAY_GROW(out->runs, out->runcap, out->nruns + 1, 8))
+		return FSCK_NOMEM;
 	out->runs[out->nruns].len = len;
 	out->runs[out->nruns++].zeros = zeros;
 	return FSCK_OK;
@@ -452,20 +444,11 @@ static int piece_run(void *worker, void *arg)
 
 static void map_list_add(struct map_list *ml, const struct erofs_map *map)
 {
-	struct erofs_map *maps;
-	size_t cap;
-
 	if (ml->full)
 		return;
-	if (ml->n == ml->cap) {
-		cap = ml->cap ? 2 * ml->cap : 16;
-		maps = realloc(ml->maps, cap * sizeof(*maps));
-		if (!maps) {
-			ml->full = true;
-			return;
-		}
-		ml->maps = maps;
-		ml->cap = cap;
+	if (ARRAY_GROW(ml->maps, ml->cap, ml->n + 1, 16)) {
+		ml->full = true;
+		return;
 	}
 	ml->maps[ml->n++] = *map;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "output/tar/tar_internal.h"
+#include "util/grow.h"
 #include "util/outfile.h"
 #include "util/sparse.h"
 
@@ -45,7 +46,6 @@ static int tar_add_hole(struct tar_file *tf, uint64_t off, uint64_t len,
 			bool zeros)
 {
 	struct tar_hole *h;
-	size_t cap;
 	int ret = 0;
 
 	if (!len)
@@ -57,16 +57,9 @@ static int tar_add_hole(struct tar_file *tf, uint64_t off, uint64_t len,
 		h->zeros_end = zeros;
 		goto out;
 	}
-	if (tf->nholes == tf->holecap) {
-		cap = tf->holecap ? 2 * tf->holecap : 8;
-		h = realloc(tf->holes, cap * sizeof(*h));
-		if (!h) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		tf->holes = h;
-		tf->holecap = cap;
-	}
+	ret = ARRAY_GROW(tf->holes, tf->holecap, tf->nholes + 1, 8);
+	if (ret)
+		goto out;
 	h = &tf->holes[tf->nholes++];
 	h->off = off;
 	h->len = len;
