@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "erofs/context.h"
 #include "erofs/data.h"
 #include "erofs/dir.h"
 #include "erofs/image.h"

@@ -105,7 +105,7 @@ static int resolve_path(struct erofs_ctx *ctx, struct report *rep,
 	if (!ret)
 		return 0;
 lib_error:
-	report_lib_error(rep, &loc, &ctx->err, ret);
+	report_lib_error(rep, &loc, erofs_ctx_err(ctx), ret);
 	return ret;
 }
 
@@ -132,7 +132,7 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 			const struct fsck_cfg *cfg, struct walk_opts *wo,
 			char **base)
 {
-	uint64_t root = ctx->img->root_nid;
+	uint64_t root = erofs_ctx_image(ctx)->root_nid;
 	int ret;
 
 	wo->max_depth = WALK_MAX_DEPTH;
@@ -141,7 +141,7 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 	wo->base = "";
 	*base = NULL;
 	if (cfg->has_nid) {
-		if (nid_past_end(ctx->img, cfg->nid)) {
+		if (nid_past_end(erofs_ctx_image(ctx), cfg->nid)) {
 			report_usage(
 				rep,
 				"--nid=%llu: past the end of the inode area of %s",
@@ -242,7 +242,7 @@ static bool start_is_dir(struct erofs_ctx *ctx, const struct walk_opts *wo)
 	/* the walk reads the start again, and reports what fails */
 	if (!erofs_read_inode(ctx, wo->start_nid, &start))
 		return S_ISDIR(start.mode);
-	erofs_err_drop(&ctx->err);
+	erofs_err_drop(erofs_ctx_err(ctx));
 	return true;
 }
 
@@ -413,8 +413,8 @@ static int walk_image(struct checker *ck, struct report *rep,
 	int ret, err;
 
 	if (want_progress(ck->cfg)) {
-		progress = progress_start(&ck->pc, image_bytes(ctx->img),
-					  ctx->img->inos);
+		progress = progress_start(&ck->pc, image_bytes(erofs_ctx_image(ctx)),
+					  erofs_ctx_image(ctx)->inos);
 		rep->progress = progress;
 	}
 	visit_init(ck, &visitor);
@@ -495,26 +495,26 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	struct sched sched = { 0 };
 	struct verity_check vc = { 0 };
 	struct walk_opts wo;
-	struct erofs_ctx ctx;
+	struct erofs_ctx *ctx;
 	struct checker ck;
 	char *base = NULL;
 	int ret;
 
-	ret = erofs_ctx_init(&ctx, img);
-	if (ret < 0) {
+	ctx = erofs_ctx_new(img);
+	if (!ctx) {
 		report_fatal(rep, "%s: cannot start reading: %s", cfg->image,
-			     strerror(-ret));
-		return ret;
+			     strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	if (cfg->digests && img->ishare_prefix_id < 0)
 		report_warning(rep, NULL, "%s records no inode digests",
 			       cfg->image);
-	ret = choose_start(&ctx, rep, cfg, &wo, &base);
+	ret = choose_start(ctx, rep, cfg, &wo, &base);
 	if (!ret)
-		ret = open_outputs(cfg, rep, &ctx, &wo, most, &outs, &x);
+		ret = open_outputs(cfg, rep, ctx, &wo, most, &outs, &x);
 	if (ret)
 		goto out;
-	checker_init(&ck, &ctx, rep, cfg, &outs);
+	checker_init(&ck, ctx, rep, cfg, &outs);
 	/* a dm-verity tree has every block hashed, as decoding reads it */
 	threads = cost_threads(&outs,
 			       ck.decode || cfg->root_hash ||
@@ -529,7 +529,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret)
 		ret = start_verity(cfg, rep, img, &ck, &vc, carried);
 	if (!ret)
-		ret = walk_image(&ck, rep, &ctx, &wo, res);
+		ret = walk_image(&ck, rep, ctx, &wo, res);
 	if (ck.verity && !ret)
 		verity_report_unclaimed(ck.verity, rep);
 	res->have_cpu = !cpu_share_take(&res->cpu, sched.pool);
@@ -553,7 +553,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 out:
 	outputs_close(&outs);
 	free(base);
-	erofs_ctx_fini(&ctx);
+	erofs_ctx_free(ctx);
 	return ret;
 }
 

@@ -60,12 +60,13 @@ void *checker_worker_init(void *priv, unsigned int index)
 	(void)index;
 	if (!w)
 		return NULL;
-	if (erofs_ctx_init(&w->own, ck->ctx->img)) {
+	w->own = erofs_ctx_new(erofs_ctx_image(ck->ctx));
+	if (!w->own) {
 		free(w);
 		return NULL;
 	}
 	w->ck = ck;
-	w->ctx = &w->own;
+	w->ctx = w->own;
 	return w;
 }
 
@@ -74,7 +75,7 @@ void checker_worker_fini(void *priv, void *worker)
 	struct fsck_worker *w = worker;
 
 	(void)priv;
-	erofs_ctx_fini(&w->own);
+	erofs_ctx_free(w->own);
 	free(w->buf);
 	free(w);
 }
@@ -107,7 +108,7 @@ static uint64_t inode_offset(const struct erofs_inode *inode)
 static enum fsck_result check_lib_error(struct fsck_worker *w,
 					const struct fsck_loc *loc, int code)
 {
-	int ret = report_lib_error(w->rep, loc, &w->ctx->err, code);
+	int ret = report_lib_error(w->rep, loc, erofs_ctx_err(w->ctx), code);
 
 	return ret < 0 ? fsck_result_of(ret) : FSCK_REPORTED;
 }
@@ -200,7 +201,7 @@ static enum fsck_result check_unreadable(struct fsck_worker *w,
 					 const struct fsck_loc *loc, int code,
 					 uint64_t off, uint64_t len)
 {
-	int why = w->ctx->err.code ? w->ctx->err.code : code;
+	int why = erofs_ctx_err(w->ctx)->code ? erofs_ctx_err(w->ctx)->code : code;
 	enum fsck_result ret = check_lib_error(w, loc, code);
 
 	if (ret != FSCK_REPORTED || !erofs_err_is_corruption(why) ||
@@ -390,7 +391,7 @@ static enum fsck_result check_extents(struct fsck_worker *w,
 
 static uint64_t blocks_of(const struct checker *ck, uint64_t bytes)
 {
-	unsigned int bits = ck->ctx->img->blkszbits;
+	unsigned int bits = erofs_ctx_image(ck->ctx)->blkszbits;
 
 	return (bytes >> bits) + !!(bytes & ((1ULL << bits) - 1));
 }
@@ -450,7 +451,7 @@ static int xattr_collect(void *arg, const struct erofs_xattr *xa)
 {
 	struct xattr_scan *xs = arg;
 
-	if (is_digest_xattr(xs->w->ctx->img, xa)) {
+	if (is_digest_xattr(erofs_ctx_image(xs->w->ctx), xa)) {
 		xs->has_digest = true;
 		if (xa->value_len != DIGEST_PREFIX_LEN + EROFS_SHA256_LEN ||
 		    memcmp(xa->value, DIGEST_PREFIX, DIGEST_PREFIX_LEN))
@@ -628,7 +629,7 @@ void check_count_links(struct checker *ck)
 /* The packed inode's extents are decoded as files read them. */
 static bool packed_deferred(const struct checker *ck)
 {
-	return ck->decode && ck->ctx->img->frag_cache;
+	return ck->decode && erofs_ctx_image(ck->ctx)->frag_cache;
 }
 
 /* The packed inode's name in reports, wherever its problems are found. */
@@ -671,7 +672,7 @@ static enum fsck_result check_special(struct checker *ck,
 
 int check_special_inodes(struct checker *ck)
 {
-	const struct erofs_image *img = ck->ctx->img;
+	const struct erofs_image *img = erofs_ctx_image(ck->ctx);
 	enum fsck_result ret = FSCK_OK;
 
 	if (img->has_packed)
@@ -692,7 +693,7 @@ static void packed_report_stats(struct checker *ck, uint64_t encoded,
 {
 	struct erofs_frag_stats st;
 
-	erofs_frag_cache_stats(ck->ctx->img, &st);
+	erofs_frag_cache_stats(erofs_ctx_image(ck->ctx), &st);
 	ck->stats.packed_encoded = encoded;
 	ck->stats.packed_decoded = st.decoded + rest;
 	report_msg(
@@ -717,7 +718,7 @@ static void packed_report_stats(struct checker *ck, uint64_t encoded,
 enum fsck_result check_packed_extent(struct fsck_worker *w,
 				     const struct erofs_map *map)
 {
-	const struct erofs_inode *packed = &w->ck->ctx->img->packed;
+	const struct erofs_inode *packed = &erofs_ctx_image(w->ck->ctx)->packed;
 	struct data_sum ds = { 0 };
 	struct fsck_loc loc;
 
@@ -732,7 +733,7 @@ enum fsck_result check_packed_extent(struct fsck_worker *w,
 static bool packed_next(struct checker *ck, struct packed_rest *pr,
 			struct erofs_map *map)
 {
-	const struct erofs_inode *packed = &ck->ctx->img->packed;
+	const struct erofs_inode *packed = &erofs_ctx_image(ck->ctx)->packed;
 	struct fsck_worker *w = &ck->walker;
 	struct fsck_loc loc;
 	int err;
@@ -746,7 +747,7 @@ static bool packed_next(struct checker *ck, struct packed_rest *pr,
 	err = erofs_map(w->ctx, packed, pr->pos, map);
 	/* check_special_inodes() reported a corrupt mapping */
 	if (err == -EFSCORRUPTED) {
-		erofs_err_drop(&w->ctx->err);
+		erofs_err_drop(erofs_ctx_err(w->ctx));
 		return false;
 	}
 	if (err < 0) {
@@ -768,7 +769,7 @@ bool check_packed_rest(struct checker *ck, struct packed_rest *pr,
 	if (!packed_deferred(ck) || !fsck_result_goes_on(pr->ret))
 		return false;
 	while (packed_next(ck, pr, map)) {
-		if (erofs_frag_decoded(ck->ctx->img, map))
+		if (erofs_frag_decoded(erofs_ctx_image(ck->ctx), map))
 			continue;
 		pr->extents++;
 		if (erofs_extent_encoded(map))
@@ -792,7 +793,7 @@ int check_packed_report(struct checker *ck, const struct packed_rest *pr)
 			"packed extents no file read, decoded after the walk: %llu (%llu bytes)",
 			(unsigned long long)pr->extents,
 			(unsigned long long)pr->rest);
-	special_loc(&loc, &ck->ctx->img->packed, packed_label);
+	special_loc(&loc, &erofs_ctx_image(ck->ctx)->packed, packed_label);
 	if (ret == FSCK_NOMEM && !ck->rep->fatal)
 		report_nomem(ck->rep, &loc);
 	return check_errno(ret);

@@ -75,7 +75,7 @@ struct fsck_stats {
 struct fsck_worker {
 	struct checker *ck;
 	struct erofs_ctx *ctx;
-	struct erofs_ctx own;		/* pool workers' context */
+	struct erofs_ctx *own;		/* a pool worker's context */
 	struct report *rep;		/* the current task's report */
 	uint8_t *buf;			/* one decoded extent or piece */
 	size_t bufsize;

@@ -266,14 +266,14 @@ enum fsck_result extract_file_copy(struct extractor *x, struct report *rep,
 			__atomic_store_n(&x->no_copy, 1, __ATOMIC_RELAXED);
 			return FSCK_OK;
 		}
-		if (ret < 0 && ctx->err.output) {
+		if (ret < 0 && erofs_ctx_err(ctx)->output) {
 			x_report_out(x, rep, loc, true, "write", -ret);
-			erofs_err_drop(&ctx->err);
+			erofs_err_drop(erofs_ctx_err(ctx));
 			return FSCK_STOP;
 		}
 		/* the image failed: reading the extent reports it */
 		if (ret < 0) {
-			erofs_err_drop(&ctx->err);
+			erofs_err_drop(erofs_ctx_err(ctx));
 			return FSCK_OK;
 		}
 		xfile_written(x, fd, off + n);

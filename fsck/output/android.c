@@ -239,7 +239,7 @@ int android_entry(struct android *a, struct erofs_ctx *ctx,
 	/* problems of the xattrs are the checker's to report */
 	ret = erofs_xattr_iterate(ctx, e->inode, 0, android_xattr, &ax);
 	if (ret < 0)
-		erofs_err_drop(&ctx->err);
+		erofs_err_drop(erofs_ctx_err(ctx));
 	if (ret == -ENOMEM) {
 		free(ax.label);
 		report_nomem(a->rep, loc);

@@ -363,7 +363,7 @@ static void piece_prefetch(struct fsck_worker *w, const struct file_piece *p)
 		if (erofs_frag_map_part(w->ctx, &p->maps[i], p->maps[i].la,
 					&part, &packed) ||
 		    erofs_frag_prefetch(w->ctx, &packed))
-			erofs_err_drop(&w->ctx->err);
+			erofs_err_drop(erofs_ctx_err(w->ctx));
 	}
 }
 
@@ -579,7 +579,7 @@ static enum fsck_result split_plan_queue(struct checker *ck,
 	split_plan_init(&plan, inode->size, ck->sched->split_ns);
 	while (pos < inode->size) {
 		if (split_map(ctx, inode, pos, &map, &cost) < 0) {
-			erofs_err_drop(&ctx->err);
+			erofs_err_drop(erofs_ctx_err(ctx));
 			break;
 		}
 		end = map.la + map.llen;

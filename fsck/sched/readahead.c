@@ -35,8 +35,8 @@ void readahead_init(struct readahead *ra, struct erofs_ctx *ctx,
 	ra->queued = 0;
 	ra->kept_la = ra->kept_end = 0;
 	ra->window = 0;
-	erofs_frag_cache_stats(ctx->img, &st);
-	if (ctx->img->frag_cache && erofs_pool_threads(pool))
+	erofs_frag_cache_stats(erofs_ctx_image(ctx), &st);
+	if (erofs_ctx_image(ctx)->frag_cache && erofs_pool_threads(pool))
 		ra->window = readahead_window(st.budget);
 }
 
@@ -67,7 +67,7 @@ static int prefetch_run(void *worker, void *arg)
 	/* advisory: a failure is the reader's to meet and report */
 	if (!erofs_pool_stopped(w->ck->sched->pool) && !interrupted() &&
 	    erofs_frag_prefetch(w->ctx, map))
-		erofs_err_drop(&w->ctx->err);
+		erofs_err_drop(erofs_ctx_err(w->ctx));
 	free(map);
 	return 0;
 }
@@ -98,10 +98,10 @@ static int readahead_error(struct readahead *ra, struct report *rep,
 	int ret;
 
 	if (code >= 0 || code == -EFSCORRUPTED) {
-		erofs_err_drop(&ra->ctx->err);
+		erofs_err_drop(erofs_ctx_err(ra->ctx));
 		return 0;
 	}
-	ret = report_lib_error(rep, loc, &ra->ctx->err, code);
+	ret = report_lib_error(rep, loc, erofs_ctx_err(ra->ctx), code);
 	return ret < 0 ? ret : 0;
 }
 
@@ -113,7 +113,7 @@ static int readahead_map(struct readahead *ra, uint64_t pos,
 			 struct erofs_map *map, struct report *rep,
 			 const struct fsck_loc *loc)
 {
-	int ret = erofs_map(ra->ctx, &ra->ctx->img->packed, pos, map);
+	int ret = erofs_map(ra->ctx, &erofs_ctx_image(ra->ctx)->packed, pos, map);
 
 	if (ret >= 0 && map->la + map->llen > pos)
 		return 1;
@@ -142,7 +142,7 @@ static int readahead_behind(struct readahead *ra, uint64_t off, uint64_t end,
 		ret = readahead_map(ra, off, &map, rep, loc);
 		if (ret <= 0)
 			return ret;
-		if (!erofs_frag_want(ra->ctx->img, &map)) {
+		if (!erofs_frag_want(erofs_ctx_image(ra->ctx), &map)) {
 			ret = prefetch_queue(ra, &map);
 			if (ret)
 				return ret;
@@ -165,7 +165,7 @@ static int readahead_from(struct readahead *ra, const struct erofs_inode *inode,
 			  struct report *rep, const struct fsck_loc *loc,
 			  bool stalled)
 {
-	const struct erofs_inode *packed = &ra->ctx->img->packed;
+	const struct erofs_inode *packed = &erofs_ctx_image(ra->ctx)->packed;
 	uint64_t off, len, end;
 	struct erofs_map map;
 	int ret;

@@ -226,7 +226,7 @@ static enum fsck_result file_task_begin(struct checker *ck,
 static enum fsck_result file_task_queue(struct checker *ck, struct file_task *t)
 {
 	if (!outputs_want(ck->outs, OUT_OPENS) &&
-	    cost_file_trivial(&t->inode, ck->ctx->img->blksz)) {
+	    cost_file_trivial(&t->inode, erofs_ctx_image(ck->ctx)->blksz)) {
 		ck->stats.walker_files++;
 		return fsck_result_of(
 			erofs_pool_run_here(ck->sched->pool, file_task_run, t));
@@ -425,7 +425,7 @@ void task_release(struct checker *ck)
 
 int task_hold_init(struct checker *ck)
 {
-	if (!ck->decode || !ck->ctx->img->has_packed)
+	if (!ck->decode || !erofs_ctx_image(ck->ctx)->has_packed)
 		return 0;
 	ck->sched->held = calloc(1, sizeof(*ck->sched->held));
 	return ck->sched->held ? 0 : -ENOMEM;

@@ -750,7 +750,7 @@ static int probe_push(struct probe *p, const struct erofs_inode *inode,
 		ret = erofs_dir_iterate(ctx, inode, EROFS_NO_NID, probe_dirent,
 					p);
 	if (ret < 0)
-		erofs_err_drop(&ctx->err);
+		erofs_err_drop(erofs_ctx_err(ctx));
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0)
@@ -797,7 +797,7 @@ static int probe_step(struct probe *p)
 	ret = erofs_read_inode(ctx, k->nid, &inode);
 	/* the walk reads the inode again, and reports what fails */
 	if (ret < 0)
-		erofs_err_drop(&ctx->err);
+		erofs_err_drop(erofs_ctx_err(ctx));
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0 || !S_ISDIR(inode.mode)) {

@@ -123,7 +123,7 @@ static int walk_lib_error(struct walker *w, uint64_t nid, int code)
 	struct fsck_loc loc;
 
 	walk_loc(w, &loc, nid, EROFS_NO_OFFSET);
-	return report_lib_error(w->rep, &loc, &w->ctx->err, code);
+	return report_lib_error(w->rep, &loc, erofs_ctx_err(w->ctx), code);
 }
 
 /* The walk must stop: say why at the current path, unless said. */
@@ -473,7 +473,7 @@ static int walk_visit_other(struct walker *w, const struct erofs_inode *inode,
 
 static bool walk_special_nid(struct walker *w, uint64_t nid)
 {
-	const struct erofs_image *img = w->ctx->img;
+	const struct erofs_image *img = erofs_ctx_image(w->ctx);
 	struct fsck_loc loc;
 	const char *what;
 

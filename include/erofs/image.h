@@ -120,18 +120,6 @@ enum erofs_space {
 	EROFS_SPACE_PACKED = 2,		/* decoded data of the packed inode */
 };
 
-#define EROFS_META_CACHE_SLOTS 16
-
-struct erofs_meta_block {
-	uint64_t tag;		/* (space << 62) | block number, or UINT64_MAX */
-	uint32_t len;		/* valid bytes (a last block may be short) */
-	uint32_t lru;
-	uint8_t *data;		/* blksz bytes */
-};
-
-struct erofs_codec_state;
-struct z_erofs_hints;
-
 /*
  * What the encoded-extent lookups of a context cost, for benchmarks and
  * tests. A block read is one request for a metadata block, whether the
@@ -145,35 +133,12 @@ struct erofs_ctx_stats {
 	uint64_t decoded_bytes; /* asked of the decoders */
 };
 
-/* Per-thread reading context: error record, caches, buffers, decoders. */
-struct erofs_ctx {
-	struct erofs_image *img;
-	struct erofs_err err;
-
-	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
-	uint32_t meta_clock;
-	struct erofs_ctx_stats stats;	/* erofs_ctx_stats() */
-
-	/* decoder contexts, created on first use and reused */
-	struct erofs_codec_state *codec[Z_EROFS_COMPRESSION_MAX];
-
-	uint8_t *inbuf;			/* one pcluster, up to 1 MiB */
-	size_t inbuf_size;
-	uint8_t *outbuf;		/* one decoded extent */
-	size_t outbuf_size;
-	/* the extent currently decoded in outbuf, to serve small reads */
-	uint64_t out_nid;
-	uint64_t out_la;
-	uint64_t out_len;
-	bool out_failed;		/* it is corrupt: out_err says why */
-	struct erofs_err out_err;
-	int depth;			/* nesting of metabox/packed reads */
-	struct erofs_ctx *nested;	/* for reads inside another read */
-	/* zmap_extents.c: per-inode hints of encoded-extent lookups */
-	struct z_erofs_hints *zhints;
-	/* inside erofs_extent_read_nowait() (data.h) */
-	bool frag_nowait;
-};
+/*
+ * Per-thread reading context: error record, caches, buffers, decoders. Its
+ * layout is the library's (erofs/context.h); a caller makes one with
+ * erofs_ctx_new() and reads it through the accessors below.
+ */
+struct erofs_ctx;
 
 /*
  * Open an image: read and verify the superblock, compression records,
@@ -187,20 +152,20 @@ void erofs_image_close(struct erofs_image *img);
 /* Names of the feature bits set in the image, for reports. */
 int erofs_feature_names(const struct erofs_image *img, char *buf, size_t len);
 
-int erofs_ctx_init(struct erofs_ctx *ctx, struct erofs_image *img);
-void erofs_ctx_fini(struct erofs_ctx *ctx);
+/*
+ * A reading context for img, for one thread at a time; NULL without
+ * memory. erofs_ctx_free() frees it and all it came to hold.
+ */
+struct erofs_ctx *erofs_ctx_new(struct erofs_image *img);
+void erofs_ctx_free(struct erofs_ctx *ctx);
 
-/* The context's counters since erofs_ctx_init() or the last reset. */
-static inline const struct erofs_ctx_stats *
-erofs_ctx_stats(const struct erofs_ctx *ctx)
-{
-	return &ctx->stats;
-}
+/* The image ctx reads, and its error record (erofs/error.h). */
+struct erofs_image *erofs_ctx_image(const struct erofs_ctx *ctx);
+struct erofs_err *erofs_ctx_err(struct erofs_ctx *ctx);
 
-static inline void erofs_ctx_stats_reset(struct erofs_ctx *ctx)
-{
-	ctx->stats = (struct erofs_ctx_stats){ 0 };
-}
+/* The context's counters since it was made or last reset. */
+const struct erofs_ctx_stats *erofs_ctx_stats(const struct erofs_ctx *ctx);
+void erofs_ctx_stats_reset(struct erofs_ctx *ctx);
 
 /*
  * Resolve a data address to a device index and a byte offset inside that

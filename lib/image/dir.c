@@ -16,6 +16,7 @@
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "image/dir_internal.h"
+#include "image/image_internal.h"
 
 /* Room for a shortened, printable copy of a name in an error message. */
 #define MSG_NAME_MAX 48

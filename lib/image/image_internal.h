@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "erofs/context.h"
 #include "erofs/data.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"

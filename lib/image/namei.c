@@ -14,6 +14,7 @@
 #include "erofs/image.h"
 #include "erofs/inode.h"
 #include "image/dir_internal.h"
+#include "image/image_internal.h"
 
 enum probe_result {
 	PROBE_FOUND,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "erofs/context.h"
 #include "erofs/data.h"
 #include "erofs/dir.h"
 #include "erofs/hash.h"

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erofs/context.h"
 #include "erofs/dir.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
