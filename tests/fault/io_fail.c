@@ -14,7 +14,7 @@
  *   EROFS_FAULT_ERRNO=E   ENOSPC (default), EFBIG or EIO: the write error
  *   EROFS_FAULT_READ_DELAY_US=D  every read of the image first sleeps D
  *                         microseconds: a slow disk, for the interruption
- *                         test (tests/interrupt.sh)
+ *                         test (tests/hardening/interrupt.sh)
  *
  * Calls are counted over the whole process, from every thread. At exit the
  * shim says on standard error whether the fault was injected

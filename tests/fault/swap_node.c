@@ -2,9 +2,9 @@
 /*
  * swap_node.so: an LD_PRELOAD shim that plays the attacker who wins the
  * race between creating a node and setting its metadata
- * (tests/extract-race.py): right after mknodat() or symlinkat() succeeds,
- * the entry just made is replaced by a hard link to another user's node,
- * as a local user could do in a directory they can write when
+ * (tests/extraction/extract-race.py): right after mknodat() or symlinkat()
+ * succeeds, the entry just made is replaced by a hard link to another
+ * user's node, as a local user could do in a directory they can write when
  * fs.protected_hardlinks is off.
  *
  *   SWAP_FIFO=PATH     what a new fifo, device or socket is replaced by

@@ -45,10 +45,11 @@
  *
  * A run lasts at most FUZZ_RUN_SECONDS: a timer then sends SIGHUP, which
  * fsck handles as a user's signal (interrupt.h), so the run must stop at
- * once, as tests/interrupt.sh requires. A small image may declare a file
- * of 2^64 bytes, one hole, whose digest takes days of hashing zeros: that
- * is the work asked for, not a hang, unless the signal does not stop it.
- * Between runs SIGHUP is caught and ignored, should the timer fire late.
+ * once, as tests/hardening/interrupt.sh requires. A small image may declare
+ * a file of 2^64 bytes, one hole, whose digest takes days of hashing zeros:
+ * that is the work asked for, not a hang, unless the signal does not stop
+ * it. Between runs SIGHUP is caught and ignored, should the timer fire
+ * late.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #   PYTHON3  python3
 #   FSCK_TIMEOUT  seconds one fsck run may take (default 300)
 
-: "${srcdir:=$(dirname "$0")}"
+: "${srcdir:=$(dirname "$0")/..}"
 : "${FSCK:=../fsck/fsck.erofs}"
 : "${PYTHON3:=python3}"
 : "${FSCK_TIMEOUT:=300}"

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * dm-verity trees (lib/container/verity.c) and AVB hashtree footers
- * (lib/container/avb.c) on small images written here: trees of no, one
- * and three levels, both hash types, every digest, with and without a
- * superblock; a data block, a leaf and the root that differ; parameters
- * no tree has. The trees are
- * built from the layout docs/format.md gives ("dm-verity hash trees"),
- * independently of the reader: veritysetup and tests/verity.sh check the
- * reader against real trees.
+ * (lib/container/avb.c) on small images written here: trees of no, one and
+ * three levels, both hash types, every digest, with and without a
+ * superblock; a data block, a leaf and the root that differ; parameters no
+ * tree has. The trees are built from the layout docs/format.md gives
+ * ("dm-verity hash trees"), independently of the reader: veritysetup and
+ * tests/android/verity.sh check the reader against real trees.
  */
 #include <errno.h>
 #include <string.h>

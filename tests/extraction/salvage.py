@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""salvage.py - --ignore-errors: what a damaged image still yields (TAP).
+
+Each case damages a copy of a stored image (corrupt.py's locators), then
+extracts it with --extract=DIR --ignore-errors and compares the tree with
+the undamaged image's extraction, file by file: every file is there with
+its size and its bytes, but for the ranges a warning names as salvaged
+("bytes A to B unreadable: salvaged as zeros"), which are zeros, and but
+for the files the damage took (under a damaged directory, or an inode
+that cannot be read), each of which an error names. The exit status is
+4, nothing else is in the tree, and the damaged file itself is there:
+
+- a pcluster of a file filled with 0xFF, at -j1 and -j2 (a range of that
+  file salvaged; without --ignore-errors the file is left out whole); with
+  --sparse the salvaged range is a hole; --tar holds the same salvaged
+  bytes (Python's tarfile reads them), and --cat writes them;
+- the packed inode's first pcluster (files whose fragments it holds);
+- a name in a subdirectory's block (that directory's entries are lost,
+  the rest of the tree is not);
+- a file's inode (that file is lost, and named).
+
+Environment: FSCK, srcdir, EROFS_TEST_DATA (as corrupt.py).
+"""
+import io
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TESTS, "hardening"))
+sys.path.insert(0, os.path.join(TESTS, "lib"))
+
+import corrupt  # noqa: E402
+from erofstest import le64, tap, tap_end  # noqa: E402
+
+SALVAGED = re.compile(r"^fsck\.erofs: /(.*?): nid \d+(?:, offset \d+)?: "
+                      r"warning: bytes (\d+) to (\d+) unreadable: "
+                      r"salvaged as zeros$")
+PROBLEM = re.compile(r"^fsck\.erofs: /(.*?): nid \d+")
+
+
+def files_of(root):
+    """relative path -> bytes of every regular file below root, and the
+    set of every entry"""
+    files, entries = {}, set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            entries.add(rel)
+            if name in filenames and os.path.isfile(path) and \
+                    not os.path.islink(path):
+                with open(path, "rb") as f:
+                    files[rel] = f.read()
+    return files, entries
+
+
+def salvaged_ranges(stderr):
+    ranges = {}
+    for line in stderr.splitlines():
+        m = SALVAGED.match(line)
+        if m:
+            ranges.setdefault(m.group(1), []).append(
+                (int(m.group(2)), int(m.group(3)) + 1))
+    return ranges
+
+
+def compare(good, got, ranges, lost_ok):
+    """complaints about got (files of a salvaging run) against good"""
+    problems = []
+    for rel, data in good.items():
+        if rel not in got:
+            if not lost_ok(rel):
+                problems.append("%s: missing" % rel)
+            continue
+        mine = got[rel]
+        if len(mine) != len(data):
+            problems.append("%s: %d bytes, not %d" % (rel, len(mine),
+                                                      len(data)))
+            continue
+        want = bytearray(data)
+        for lo, hi in ranges.get(rel, []):
+            want[lo:hi] = bytes(hi - lo)
+        if bytes(want) != mine:
+            problems.append("%s: bytes differ outside what was salvaged, "
+                            "or the salvaged ones are not zeros" % rel)
+    for rel in got:
+        if rel not in good:
+            problems.append("%s: not in the image" % rel)
+    return problems
+
+
+def run(args, env=None):
+    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=120, env=env)
+
+
+class Case:
+    def __init__(self, fsck, tmp, name, img, data):
+        self.fsck, self.tmp, self.name, self.img = fsck, tmp, name, img
+        self.path = os.path.join(tmp, name + ".erofs")
+        with open(self.path, "wb") as f:
+            f.write(data)
+        good = os.path.join(tmp, img.name + ".good")
+        if not os.path.isdir(good):
+            ok = os.path.join(tmp, img.name + ".erofs")
+            with open(ok, "wb") as f:
+                f.write(img.data)
+            r = run([fsck, "--extract=" + good, ok])
+            if r.returncode:
+                raise RuntimeError("undamaged %s: exit %d" %
+                                   (img.name, r.returncode))
+        self.good, self.good_entries = files_of(good)
+
+    def extract(self, *opts, env=None):
+        out = os.path.join(self.tmp, self.name + ".out")
+        shutil.rmtree(out, ignore_errors=True)
+        r = run([self.fsck, "--extract=" + out, *opts, self.path], env=env)
+        err = r.stderr.decode(errors="replace")
+        got, entries = files_of(out) if os.path.isdir(out) else ({}, set())
+        return r.returncode, err, got, entries, out
+
+    def check(self, what, want_file, lost_ok=lambda rel: False, *opts,
+              env=None):
+        rc, err, got, _, out = self.extract("--ignore-errors", *opts, env=env)
+        ranges = salvaged_ranges(err)
+        problems = compare(self.good, got, ranges, lost_ok)
+        if rc != 4:
+            problems.append("exit %d, not 4" % rc)
+        if want_file is not None and want_file not in got:
+            problems.append("%s, the damaged file, not extracted" % want_file)
+        if want_file is not None and want_file not in ranges:
+            problems.append("no range of %s salvaged" % want_file)
+        problems += ["stderr: " + line for line in err.splitlines()[:6]] \
+            if problems else []
+        tap(not problems, "%s: %s" % (self.name, what), problems)
+        return ranges, out
+
+
+def first_pcluster_filled(img, inode):
+    """the image with inode's first compressed pcluster all 0xFF"""
+    zmap = corrupt.CompressedMap(img, inode)
+    head, blkaddr = zmap.compressed_head()
+    start = blkaddr * img.bs
+    length = zmap.pcluster_blocks(head) * img.bs
+
+    def fill(buf):
+        buf[start:start + length] = b"\xff" * length
+    return corrupt.edit(img, fill)
+
+
+def pcluster_damage(img):
+    return first_pcluster_filled(img, img.lookup(b"mixed.bin"))
+
+
+def packed_damage(img):
+    nid = le64(img.data, corrupt.SB + 96)
+    return first_pcluster_filled(img, corrupt.Inode(img, nid))
+
+
+def subdir_damage(img, dirname):
+    """a '/' in the name of an entry of dirname's first block"""
+    inode = img.lookup(dirname)
+    block, maxsize = img.dir_blocks(inode)[0]
+    ents = img.dirents(block, maxsize)
+    victim = next(e for e in ents if e["name"] not in (b".", b".."))
+    return corrupt.edit(img, corrupt.put("<B", block + victim["nameoff"],
+                                         0x2F))
+
+
+def inode_damage(img, name):
+    """the file's inode layout set to 7, which no layout is"""
+    inode = img.lookup(name)
+    fmt = (inode.format & ~0xE) | (7 << 1)
+    return corrupt.edit(img, corrupt.put("<H", inode.pos, fmt))
+
+
+def main():
+    srcdir = os.environ.get("srcdir", TESTS)
+    datadir = os.path.join(srcdir, "data")
+    fsck = os.environ.get("FSCK", "../fsck/fsck.erofs")
+    threaded = dict(os.environ, EROFS_FSCK_SYNC_NS="0")
+    with tempfile.TemporaryDirectory(prefix="tmp.salvage.", dir=".") as tmp:
+        img = corrupt.load(datadir, "lz4hc-default")
+        c = Case(fsck, tmp, "pcluster", img, pcluster_damage(img))
+        ranges, out = c.check("-j1 --ignore-errors, a pcluster filled",
+                              "mixed.bin")
+        c.check("-j2 --ignore-errors, a pcluster filled", "mixed.bin",
+                lambda rel: False, "-j2", env=threaded)
+
+        rc, err, got, _, _ = c.extract()
+        others = {k: v for k, v in c.good.items() if k != "mixed.bin"}
+        tap(rc == 4 and "mixed.bin" not in got and
+            not compare(others, {k: v for k, v in got.items()}, {},
+                        lambda rel: False),
+            "pcluster: without --ignore-errors the file is left out whole",
+            ["exit %d" % rc] + err.splitlines()[:4])
+
+        rng = ranges.get("mixed.bin", [(0, 0)])[0]
+        _, err, got, _, out = c.extract("--ignore-errors", "--sparse")
+        block = (rng[0] + 4095) // 4096 * 4096
+        hole = False
+        if block + 4096 <= rng[1] and "mixed.bin" in got:
+            with open(os.path.join(out, "mixed.bin"), "rb") as f:
+                try:
+                    hole = os.lseek(f.fileno(), block, os.SEEK_DATA) > block
+                except OSError:
+                    hole = True
+        tap(hole and salvaged_ranges(err) == ranges,
+            "pcluster: with --sparse the salvaged range %d-%d is a hole" %
+            rng, err.splitlines()[:4])
+
+        r = run([fsck, "--tar=-", "--ignore-errors", c.path])
+        problems = []
+        try:
+            with tarfile.open(fileobj=io.BytesIO(r.stdout)) as t:
+                data = t.extractfile("mixed.bin").read()
+            want = bytearray(c.good["mixed.bin"])
+            for lo, hi in ranges["mixed.bin"]:
+                want[lo:hi] = bytes(hi - lo)
+            if data != bytes(want):
+                problems.append("the archive's mixed.bin is not the "
+                                "salvaged one")
+        except (tarfile.TarError, KeyError) as e:
+            problems.append("tarfile: %s" % e)
+        if r.returncode != 4:
+            problems.append("exit %d" % r.returncode)
+        tap(not problems, "pcluster: --tar holds the salvaged bytes",
+            problems)
+        r = run([fsck, "--cat=mixed.bin", "--ignore-errors", c.path])
+        tap(r.returncode == 4 and r.stdout == bytes(want),
+            "pcluster: --cat writes the salvaged bytes",
+            ["exit %d, %d bytes" % (r.returncode, len(r.stdout))])
+
+        img = corrupt.load(datadir, "lz4hc-all-fragments")
+        c = Case(fsck, tmp, "packed", img, packed_damage(img))
+        ranges, _ = c.check("the packed inode's first pcluster filled", None)
+        tap(len(ranges) > 0, "packed: files whose fragments it held "
+            "salvaged (%d)" % len(ranges))
+
+        img = corrupt.load(datadir, "lz4hc-default")
+        c = Case(fsck, tmp, "subdir", img, subdir_damage(img, b"sizes"))
+        c.check("a name in sizes/'s block: its entries lost, the rest not",
+                None, lambda rel: rel.startswith("sizes/"))
+        _, err, got, entries, _ = c.extract("--ignore-errors")
+        tap("sizes" in entries and
+            len([k for k in c.good if not k.startswith("sizes/")]) ==
+            len([k for k in got if not k.startswith("sizes/")]),
+            "subdir: sizes/ itself and every file outside it extracted")
+
+        c = Case(fsck, tmp, "inode", img, inode_damage(img, b"mixed.bin"))
+        rc, err, got, _, _ = c.extract("--ignore-errors")
+        named = any(m and m.group(1) == "mixed.bin"
+                    for m in map(PROBLEM.match, err.splitlines()))
+        problems = compare(c.good, got, salvaged_ranges(err),
+                           lambda rel: rel == "mixed.bin")
+        tap(rc == 4 and named and "mixed.bin" not in got and not problems,
+            "inode: a file's inode damaged: that file lost and named, "
+            "the rest extracted", problems + err.splitlines()[:4])
+    return tap_end()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
