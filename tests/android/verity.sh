@@ -55,7 +55,7 @@ b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$1" "$2
 
 root=$(format "$scratch/plain.img" "$scratch/plain.hash")
 [ ${#root} = 64 ] || exit 99
-tap_plan 38
+tap_plan 39
 
 for j in 1 2; do
 	run_fsck "$out" "$err" -j$j -d3 --verity="$scratch/plain.hash" \
@@ -107,6 +107,16 @@ if [ $rc -eq 4 ] && [ "$n" -gt 1 ]; then
 else
 	tap_not_ok "a block of inodes (exit $rc, $n named)"
 fi
+
+# a byte of a directory's block: a name in /bigdir, stored in no other place
+cp "$scratch/plain.img" "$scratch/dir.img"
+at=$("$PYTHON3" -c 'import sys
+print(open(sys.argv[1], "rb").read().index(b"e00300-"))' "$scratch/plain.img")
+flip "$scratch/dir.img" "$at"
+run_fsck "$out" "$err" --verity="$scratch/plain.hash" --root-hash="$root" \
+	"$scratch/dir.img"
+tap_status "a byte of a directory block: the directory and its bytes named" 4 $? \
+	"^fsck.erofs: /bigdir: nid [0-9]*, offset [0-9]*: bytes [0-9]* to [0-9]*: data block $((at / 4096)) fails its verity hash$"
 
 # a block past the filesystem's own, in the file: nothing uses it
 cp "$scratch/lz4.img" "$scratch/free.img"
