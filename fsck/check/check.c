@@ -13,7 +13,6 @@
 #include "erofs/inode.h"
 #include "erofs/pool.h"
 #include "erofs/xattr.h"
-#include "sched/scheduler.h"
 #include "util/interrupt.h"
 
 /* Flat extents and fragments are read in pieces of at most this size. */
@@ -234,7 +233,7 @@ static int check_read_shared(struct fsck_worker *w,
 	do
 		err = erofs_extent_read_nowait(w->ctx, inode, map, skip, w->buf,
 					       n);
-	while (err == -EAGAIN && erofs_pool_help(w->ck->sched->pool, w));
+	while (err == -EAGAIN && erofs_pool_help(w->ck->pool, w));
 	if (err == -EAGAIN)
 		err = erofs_extent_read(w->ctx, inode, map, skip, w->buf, n);
 	return err;

@@ -38,6 +38,7 @@
 struct erofs_inode;
 struct erofs_map;
 struct checker;
+struct erofs_pool;
 struct sched;
 struct verity_check;
 
@@ -87,6 +88,7 @@ struct checker {
 	const struct fsck_cfg *cfg;
 	struct outputs *outs;		/* what the options asked for */
 	struct sched *sched; /* sched/scheduler.h: who runs what */
+	struct erofs_pool *pool; /* its pool, which a waiting read helps */
 	struct verity_check *verity; /* verity.h: blocks that fail, or NULL */
 	struct fsck_worker walker;
 	bool decode; /* file data is decoded */

@@ -24,6 +24,7 @@ static int sched_pool(struct sched *s, struct checker *ck, unsigned int threads)
 	};
 	int ret = erofs_pool_create(&s->pool, &pc, &ops);
 
+	ck->pool = s->pool;
 	if (ret < 0)
 		report_fatal(ck->rep, "%s: cannot start %u threads: %s",
 			     ck->rep->image, threads, strerror(-ret));
