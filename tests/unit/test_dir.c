@@ -356,23 +356,7 @@ END_TEST
 
 /* ---- fixture images ---- */
 
-struct fixture {
-	char path[512];
-	struct erofs_image *img;
-	struct erofs_ctx ctx;
-};
-
-static void fixture_open(struct fixture *f, const char *path)
-{
-	unit_image_open(path, &f->img, &f->ctx);
-}
-
-static void fixture_close(struct fixture *f)
-{
-	unit_image_close(f->img, &f->ctx);
-}
-
-static void fixture_dir(struct fixture *f, const char *path,
+static void fixture_dir(struct unit_image *f, const char *path,
 			struct erofs_inode *dir)
 {
 	unit_inode(&f->ctx, path, dir);
@@ -407,7 +391,7 @@ static int walk_entry(void *arg, const struct erofs_dirent *de)
 }
 
 /* Walk the whole tree with erofs_dir_iterate; count the entries. */
-static unsigned long walk_tree(struct fixture *f)
+static unsigned long walk_tree(struct unit_image *f)
 {
 	struct walk w = { .entries = 1 };
 	struct erofs_inode dir;
@@ -445,12 +429,12 @@ START_TEST(test_fixture_walk)
 		"lz4hc-b512.erofs",		/* many small blocks */
 		"lz4hc-b16384.erofs",
 	};
-	struct fixture f;
+	struct unit_image f;
 
 	unit_fixture(f.path, sizeof(f.path), images[_i]);
-	fixture_open(&f, f.path);
+	unit_image_open_at(&f, f.path);
 	ck_assert_uint_eq(walk_tree(&f), FIXTURE_ENTRIES);
-	fixture_close(&f);
+	unit_image_close_at(&f);
 }
 END_TEST
 
@@ -473,13 +457,13 @@ static int list_entry(void *arg, const struct erofs_dirent *de)
 	return 0;
 }
 
-static int lookup(struct fixture *f, const char *path, uint64_t *nid)
+static int lookup(struct unit_image *f, const char *path, uint64_t *nid)
 {
 	erofs_err_drop(&f->ctx.err);
 	return erofs_lookup(&f->ctx, path, nid);
 }
 
-static void check_lookups(struct fixture *f, struct name_list *l)
+static void check_lookups(struct unit_image *f, struct name_list *l)
 {
 	struct erofs_inode dir;
 	char path[300];
@@ -530,18 +514,18 @@ START_TEST(test_fixture_lookup)
 		"lz4hc-metabox.erofs",
 	};
 	struct name_list *l = malloc(sizeof(*l));
-	struct fixture f;
+	struct unit_image f;
 
 	unit_fixture(f.path, sizeof(f.path), images[_i]);
-	fixture_open(&f, f.path);
+	unit_image_open_at(&f, f.path);
 	check_lookups(&f, l);
-	fixture_close(&f);
+	unit_image_close_at(&f);
 	free(l);
 }
 END_TEST
 
 /* Copy a fixture to a temporary file with bytes patched, and open it. */
-static void open_patched(struct fixture *f, const char *src, uint64_t off,
+static void open_patched(struct unit_image *f, const char *src, uint64_t off,
 			 const void *bytes, size_t len)
 {
 	char buf[65536];
@@ -557,7 +541,7 @@ static void open_patched(struct fixture *f, const char *src, uint64_t off,
 	ck_assert_int_eq(pwrite(out, bytes, len, off), (ssize_t)len);
 	close(in);
 	close(out);
-	fixture_open(f, f->path);
+	unit_image_open_at(f, f->path);
 }
 
 static int find_dotdot(void *arg, const struct erofs_dirent *de)
@@ -587,12 +571,12 @@ static void probe_dir(const char *image, const char *path,
 		      struct dir_probe *p)
 {
 	struct erofs_inode *dir = &p->dir;
-	struct fixture f;
+	struct unit_image f;
 	struct erofs_map map;
 	uint8_t block[4096];
 	unsigned int len;
 
-	fixture_open(&f, image);
+	unit_image_open_at(&f, image);
 	p->root = f.img->root_nid;
 	fixture_dir(&f, path, dir);
 	ck_assert(!erofs_inode_is_compressed(dir));
@@ -607,7 +591,7 @@ static void probe_dir(const char *image, const char *path,
 	p->nameoff0 = erofs_get16(block + EROFS_DIRENT_NAMEOFF);
 	ck_assert_int_eq(erofs_map(&f.ctx, dir, 0, &map), 0);
 	p->base = map.pa - map.la;
-	fixture_close(&f);
+	unit_image_close_at(&f);
 }
 
 static void expect_dir_corrupt(const char *image, const struct erofs_inode *dir,
@@ -615,7 +599,7 @@ static void expect_dir_corrupt(const char *image, const struct erofs_inode *dir,
 			       const void *bytes, size_t len,
 			       const char *msg_part)
 {
-	struct fixture bad;
+	struct unit_image bad;
 
 	open_patched(&bad, image, off, bytes, len);
 	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, dir, parent,
@@ -629,7 +613,7 @@ static void expect_dir_corrupt(const char *image, const struct erofs_inode *dir,
 	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, dir, EROFS_NO_NID,
 					   ignore_entry, NULL),
 			 strstr(msg_part, "'..'") ? 0 : -EFSCORRUPTED);
-	fixture_close(&bad);
+	unit_image_close_at(&bad);
 	unlink(bad.path);
 }
 

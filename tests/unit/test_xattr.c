@@ -73,23 +73,7 @@ END_TEST
 
 /* ---- fixture image ---- */
 
-struct fixture {
-	char path[512];
-	struct erofs_image *img;
-	struct erofs_ctx ctx;
-};
-
-static void fixture_open(struct fixture *f, const char *path)
-{
-	unit_image_open(path, &f->img, &f->ctx);
-}
-
-static void fixture_close(struct fixture *f)
-{
-	unit_image_close(f->img, &f->ctx);
-}
-
-static void fixture_inode(struct fixture *f, const char *path,
+static void fixture_inode(struct unit_image *f, const char *path,
 			  struct erofs_inode *inode)
 {
 	unit_inode(&f->ctx, path, inode);
@@ -149,7 +133,7 @@ static void expect_value(const struct xattr_list *l, const char *name,
 	ck_assert(!memcmp(s->value, value, s->value_len));
 }
 
-static int list_xattrs(struct fixture *f, const char *path,
+static int list_xattrs(struct unit_image *f, const char *path,
 		       struct xattr_list *l)
 {
 	struct erofs_inode inode;
@@ -161,13 +145,13 @@ static int list_xattrs(struct fixture *f, const char *path,
 
 START_TEST(test_fixture_shared_and_long)
 {
-	struct fixture f;
+	struct unit_image f;
 	struct xattr_list *l = calloc(1, sizeof(*l));
 	unsigned int i;
 	bool seen_shared = false;
 
 	unit_fixture(f.path, sizeof(f.path), FIXTURE);
-	fixture_open(&f, f.path);
+	unit_image_open_at(&f, f.path);
 	ck_assert_msg(!list_xattrs(&f, "xattrs/shared-0", l), "%s",
 		      f.ctx.err.msg);
 	ck_assert_uint_eq(l->count, 5);
@@ -189,19 +173,19 @@ START_TEST(test_fixture_shared_and_long)
 			ck_assert_msg(!seen_shared, "inline after shared");
 	}
 	ck_assert(seen_shared);
-	fixture_close(&f);
+	unit_image_close_at(&f);
 	free(l);
 }
 END_TEST
 
 START_TEST(test_fixture_odd_values)
 {
-	struct fixture f;
+	struct unit_image f;
 	struct xattr_list *l = calloc(1, sizeof(*l));
 	const struct seen_xattr *s;
 
 	unit_fixture(f.path, sizeof(f.path), FIXTURE);
-	fixture_open(&f, f.path);
+	unit_image_open_at(&f, f.path);
 
 	ck_assert_int_eq(list_xattrs(&f, "xattrs/acl-file", l), 0);
 	ck_assert_uint_eq(l->count, 1);
@@ -227,7 +211,7 @@ START_TEST(test_fixture_odd_values)
 
 	ck_assert_int_eq(list_xattrs(&f, "sizes/size-1", l), 0);
 	ck_assert_uint_eq(l->count, 0);
-	fixture_close(&f);
+	unit_image_close_at(&f);
 	free(l);
 }
 END_TEST
@@ -236,7 +220,7 @@ END_TEST
 #define FIXTURE_XATTRS 96
 
 struct tree_walk {
-	struct fixture *f;
+	struct unit_image *f;
 	uint64_t *dirs;
 	unsigned int ndirs, cap;
 	unsigned long xattrs;
@@ -292,13 +276,13 @@ START_TEST(test_fixture_all_xattrs)
 		"lz4hc-b512.erofs",
 		"plain.erofs",
 	};
-	struct fixture f;
+	struct unit_image f;
 	struct tree_walk w = { .f = &f, .cap = 64 };
 	struct erofs_inode dir;
 	uint64_t nid;
 
 	unit_fixture(f.path, sizeof(f.path), images[_i]);
-	fixture_open(&f, f.path);
+	unit_image_open_at(&f, f.path);
 	w.dirs = malloc(w.cap * sizeof(*w.dirs));
 	w.dirs[w.ndirs++] = f.img->root_nid;
 	while (w.ndirs) {
@@ -312,14 +296,14 @@ START_TEST(test_fixture_all_xattrs)
 	}
 	ck_assert_uint_eq(w.xattrs, FIXTURE_XATTRS);
 	free(w.dirs);
-	fixture_close(&f);
+	unit_image_close_at(&f);
 }
 END_TEST
 
 /* ---- corrupted copies of the fixture ---- */
 
 /* Copy the fixture to a temporary file, patch one byte run, open it. */
-static void open_patched(struct fixture *f, const char *src, uint64_t off,
+static void open_patched(struct unit_image *f, const char *src, uint64_t off,
 			 const void *bytes, size_t len)
 {
 	char buf[65536];
@@ -335,12 +319,12 @@ static void open_patched(struct fixture *f, const char *src, uint64_t off,
 	ck_assert_int_eq(pwrite(out, bytes, len, off), (ssize_t)len);
 	close(in);
 	close(out);
-	fixture_open(f, f->path);
+	unit_image_open_at(f, f->path);
 }
 
-static void close_patched(struct fixture *f)
+static void close_patched(struct unit_image *f)
 {
-	fixture_close(f);
+	unit_image_close_at(f);
 	unlink(f->path);
 }
 
@@ -349,16 +333,16 @@ static void expect_patch_corrupt(const char *path, unsigned int rel,
 				 const void *bytes, size_t len,
 				 const char *msg_part)
 {
-	struct fixture good, bad;
+	struct unit_image good, bad;
 	struct erofs_inode inode;
 	struct xattr_list *l = calloc(1, sizeof(*l));
 	int ret;
 
 	unit_fixture(good.path, sizeof(good.path), FIXTURE);
-	fixture_open(&good, good.path);
+	unit_image_open_at(&good, good.path);
 	fixture_inode(&good, path, &inode);
 	ck_assert_int_eq(inode.space, EROFS_SPACE_PRIMARY);
-	fixture_close(&good);
+	unit_image_close_at(&good);
 
 	open_patched(&bad, good.path, inode.xattr_pos + rel, bytes, len);
 	ret = list_xattrs(&bad, path, l);

@@ -74,6 +74,23 @@ static inline void unit_image_close(struct erofs_image *img,
 	erofs_image_close(img);
 }
 
+/* An image of a test's and its one reading context. */
+struct unit_image {
+	char path[512];
+	struct erofs_image *img;
+	struct erofs_ctx ctx;
+};
+
+static inline void unit_image_open_at(struct unit_image *f, const char *path)
+{
+	unit_image_open(path, &f->img, &f->ctx);
+}
+
+static inline void unit_image_close_at(struct unit_image *f)
+{
+	unit_image_close(f->img, &f->ctx);
+}
+
 /* The inode at path of an open image: the test fails if there is none. */
 static inline void unit_inode(struct erofs_ctx *ctx, const char *path,
 			      struct erofs_inode *inode)
