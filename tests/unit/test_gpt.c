@@ -18,7 +18,7 @@
 
 #define SECTOR 512
 #define SECTORS 128 /* a 64 KiB disk */
-#define ENTRIES 8   /* of 128 bytes: two sectors */
+#define ENTRIES 8 /* of 128 bytes: two sectors */
 
 /* root-x86-64 and esp, as stored: the first three fields little-endian */
 static const uint8_t root_type[16] = { 0xe3, 0xbc, 0x68, 0x4f, 0xcd, 0xe8,
