@@ -5,7 +5,7 @@ cannot make (make-seeds.sh covers the rest) as fuzzer seeds: MicroLZMA
 lclusters, encoded extents (48BIT), fragments in a packed inode, inline
 (ztailpacking) pclusters, long xattr name prefixes with shared xattrs,
 directories without ".", a device table. Built with the image builder of
-tests/hardening/hostile.py; needs the zstd command for the Zstandard
+tests/lib/erofsbuild.py; needs the zstd command for the Zstandard
 seed. With FSCK set, every seed must pass "fsck.erofs --extract".
 """
 import ctypes
@@ -17,9 +17,8 @@ import sys
 import zlib
 
 here = os.path.dirname(os.path.abspath(sys.argv[0]))
-sys.path.insert(0, os.path.join(here, "..", "hardening"))
 sys.path.insert(0, os.path.join(here, "..", "lib"))
-import hostile as h  # noqa: E402
+import erofsbuild as h  # noqa: E402
 
 BS = h.BS
 INCOMPAT_COMPR_HEAD2 = INCOMPAT_DEVICE_TABLE = 0x8
