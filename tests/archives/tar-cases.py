@@ -62,6 +62,7 @@ sys.path.insert(0, os.path.join(SRCDIR, "lib"))
 sys.path.insert(0, os.path.join(SRCDIR, "hardening"))
 from erofstest import tap, tap_end  # noqa: E402
 import corrupt  # noqa: E402
+import erofsread  # noqa: E402
 import tarlib  # noqa: E402
 
 FSCK = os.environ.get("FSCK", "fsck.erofs")
@@ -227,7 +228,7 @@ def check_spool(image):
 
 
 def check_damaged(scratch):
-    img = corrupt.load(os.path.join(SRCDIR, "data"), "lz4hc-default")
+    img = erofsread.load(os.path.join(SRCDIR, "data"), "lz4hc-default")
     variant = next(v for v in corrupt.data_variants(img)
                    if v.name == "pcluster-filled-ff")
     image = os.path.join(scratch, "damaged.erofs")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """salvage.py - --ignore-errors: what a damaged image still yields (TAP).
 
-Each case damages a copy of a stored image (corrupt.py's locators), then
+Each case damages a copy of a stored image (lib/erofsread.py), then
 extracts it with --extract=DIR --ignore-errors and compares the tree with
 the undamaged image's extraction, file by file: every file is there with
 its size and its bytes, but for the ranges a warning names as salvaged
@@ -32,10 +32,9 @@ import tarfile
 import tempfile
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TESTS, "hardening"))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-import corrupt  # noqa: E402
+import erofsread  # noqa: E402
 from erofstest import le64, tap, tap_end  # noqa: E402
 
 SALVAGED = re.compile(r"^fsck\.erofs: /(.*?): nid \d+(?:, offset \d+)?: "
@@ -144,14 +143,14 @@ class Case:
 
 def first_pcluster_filled(img, inode):
     """the image with inode's first compressed pcluster all 0xFF"""
-    zmap = corrupt.CompressedMap(img, inode)
+    zmap = erofsread.CompressedMap(img, inode)
     head, blkaddr = zmap.compressed_head()
     start = blkaddr * img.bs
     length = zmap.pcluster_blocks(head) * img.bs
 
     def fill(buf):
         buf[start:start + length] = b"\xff" * length
-    return corrupt.edit(img, fill)
+    return erofsread.edit(img, fill)
 
 
 def pcluster_damage(img):
@@ -159,8 +158,8 @@ def pcluster_damage(img):
 
 
 def packed_damage(img):
-    nid = le64(img.data, corrupt.SB + 96)
-    return first_pcluster_filled(img, corrupt.Inode(img, nid))
+    nid = le64(img.data, erofsread.SB + 96)
+    return first_pcluster_filled(img, erofsread.Inode(img, nid))
 
 
 def subdir_damage(img, dirname):
@@ -169,7 +168,7 @@ def subdir_damage(img, dirname):
     block, maxsize = img.dir_blocks(inode)[0]
     ents = img.dirents(block, maxsize)
     victim = next(e for e in ents if e["name"] not in (b".", b".."))
-    return corrupt.edit(img, corrupt.put("<B", block + victim["nameoff"],
+    return erofsread.edit(img, erofsread.put("<B", block + victim["nameoff"],
                                          0x2F))
 
 
@@ -177,7 +176,7 @@ def inode_damage(img, name):
     """the file's inode layout set to 7, which no layout is"""
     inode = img.lookup(name)
     fmt = (inode.format & ~0xE) | (7 << 1)
-    return corrupt.edit(img, corrupt.put("<H", inode.pos, fmt))
+    return erofsread.edit(img, erofsread.put("<H", inode.pos, fmt))
 
 
 def main():
@@ -186,7 +185,7 @@ def main():
     fsck = os.environ.get("FSCK", "../fsck/fsck.erofs")
     threaded = dict(os.environ, EROFS_FSCK_SYNC_NS="0")
     with tempfile.TemporaryDirectory(prefix="tmp.salvage.", dir=".") as tmp:
-        img = corrupt.load(datadir, "lz4hc-default")
+        img = erofsread.load(datadir, "lz4hc-default")
         c = Case(fsck, tmp, "pcluster", img, pcluster_damage(img))
         ranges, out = c.check("-j1 --ignore-errors, a pcluster filled",
                               "mixed.bin")
@@ -237,13 +236,13 @@ def main():
             "pcluster: --cat writes the salvaged bytes",
             ["exit %d, %d bytes" % (r.returncode, len(r.stdout))])
 
-        img = corrupt.load(datadir, "lz4hc-all-fragments")
+        img = erofsread.load(datadir, "lz4hc-all-fragments")
         c = Case(fsck, tmp, "packed", img, packed_damage(img))
         ranges, _ = c.check("the packed inode's first pcluster filled", None)
         tap(len(ranges) > 0, "packed: files whose fragments it held "
             "salvaged (%d)" % len(ranges))
 
-        img = corrupt.load(datadir, "lz4hc-default")
+        img = erofsread.load(datadir, "lz4hc-default")
         c = Case(fsck, tmp, "subdir", img, subdir_damage(img, b"sizes"))
         c.check("a name in sizes/'s block: its entries lost, the rest not",
                 None, lambda rel: rel.startswith("sizes/"))
