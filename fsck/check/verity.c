@@ -204,7 +204,9 @@ int verity_leaf_task(void *worker, void *arg)
 		if (!vc->read_error)
 			vc->read_error = -ret;
 	} else if (!ARRAY_GROW(vc->bad, vc->capbad, vc->nbad + n, 64)) {
-		memcpy(vc->bad + vc->nbad, bad, n * sizeof(*bad));
+		/* no array is made while every block matches */
+		if (n)
+			memcpy(vc->bad + vc->nbad, bad, n * sizeof(*bad));
 		vc->nbad += n;
 	} else {
 		ret = -ENOMEM;
