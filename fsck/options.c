@@ -426,10 +426,7 @@ static void parse_jobs(struct fsck_cfg *cfg, const char *arg)
 	uint64_t v = parse_u64(arg, "number of jobs");
 
 	if (!v || v > JOBS_MAX)
-		usage_error("-j takes 1 to "
-			    "1024"
-			    ", not %s",
-			    arg);
+		usage_error("-j takes 1 to %u, not %s", JOBS_MAX, arg);
 	cfg->jobs = (unsigned int)v;
 }
 
