@@ -200,7 +200,8 @@ static enum fsck_result check_unreadable(struct fsck_worker *w,
 					 const struct fsck_loc *loc, int code,
 					 uint64_t off, uint64_t len)
 {
-	int why = erofs_ctx_err(w->ctx)->code ? erofs_ctx_err(w->ctx)->code : code;
+	int recorded = erofs_ctx_err(w->ctx)->code;
+	int why = recorded ? recorded : code;
 	enum fsck_result ret = check_lib_error(w, loc, code);
 
 	if (ret != FSCK_REPORTED || !erofs_err_is_corruption(why) ||

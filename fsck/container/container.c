@@ -317,12 +317,30 @@ static int detect_super(struct report *rep, const struct erofs_source *src)
 	return detect_with(rep, src, erofs_lp_detect);
 }
 
-int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
-		      const struct erofs_source *src, struct erofs_lp **lp)
+/*
+ * A partition table read (ret, err): the error reported, or the damage
+ * of a primary copy that the backup (what) replaced warned of (damage,
+ * NULL when the primary was read). 0 or ret.
+ */
+static int table_read(struct report *rep, struct erofs_err *err, int ret,
+		      const struct erofs_err *damage, const char *what)
 {
 	struct fsck_loc loc = { .label = rep->image,
 				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
+
+	if (ret < 0) {
+		report_lib_error(rep, &loc, err, ret);
+		return ret;
+	}
+	if (damage)
+		report_warning(rep, &loc, "%s; read the %s", damage->msg, what);
+	return 0;
+}
+
+int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
+		      const struct erofs_source *src, struct erofs_lp **lp)
+{
 	struct erofs_err err;
 	int ret;
 
@@ -338,14 +356,9 @@ int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
 	}
 	erofs_err_clear(&err);
 	ret = erofs_lp_read(lp, src, cfg->slot == 'b', &err);
-	if (ret < 0) {
-		report_lib_error(rep, &loc, &err, ret);
-		return ret;
-	}
-	if ((*lp)->used_backup)
-		report_warning(rep, &loc, "%s; read the backup copy",
-			       (*lp)->damage.msg);
-	return 0;
+	return table_read(rep, &err, ret,
+			  ret < 0 || !(*lp)->used_backup ? NULL : &(*lp)->damage,
+			  "backup copy");
 }
 
 /*
@@ -443,22 +456,14 @@ int container_detect_gpt(struct report *rep, const struct erofs_source *src)
 int container_read_gpt(struct report *rep, const struct erofs_source *src,
 		       struct erofs_gpt **gpt)
 {
-	struct fsck_loc loc = { .label = rep->image,
-				.nid = EROFS_NO_NID,
-				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
 	int ret;
 
 	erofs_err_clear(&err);
 	ret = erofs_gpt_read(gpt, src, &err);
-	if (ret < 0) {
-		report_lib_error(rep, &loc, &err, ret);
-		return ret;
-	}
-	if ((*gpt)->used_backup)
-		report_warning(rep, &loc, "%s; read the backup header",
-			       (*gpt)->damage.msg);
-	return 0;
+	return table_read(rep, &err, ret,
+			  ret < 0 || !(*gpt)->used_backup ? NULL : &(*gpt)->damage,
+			  "backup header");
 }
 
 /*
