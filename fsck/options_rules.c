@@ -17,26 +17,22 @@
 #include "options.h"
 #include "options_internal.h"
 #include "output/tar/tar.h"
+#include "util/hex.h"
 #include "util/inputs.h"
-
-static bool is_hex(const char *s)
-{
-	return strspn(s, "0123456789abcdefABCDEF") == strlen(s);
-}
 
 /* --verity to --verity-format */
 static void check_verity_args(const struct fsck_cfg *cfg)
 {
 	const char *h = cfg->root_hash;
 	bool named = cfg->verity || cfg->have_hash_offset;
-	size_t n = h ? strlen(h) : 0;
+	uint8_t bytes[EROFS_VERITY_SALT_MAX];
+	size_t n = h ? hex_decode(h, (size_t)-1, bytes, EROFS_DIGEST_MAX) : 0;
 
 	if (named && !h)
 		usage_error("%s",
 			    "--verity and --hash-offset need --root-hash");
-	if (h && ((n != 2 * EROFS_SHA1_LEN && n != 2 * EROFS_SHA256_LEN &&
-		   n != 2 * EROFS_SHA512_LEN) ||
-		  !is_hex(h)))
+	if (h && n != EROFS_SHA1_LEN && n != EROFS_SHA256_LEN &&
+	    n != EROFS_SHA512_LEN)
 		usage_error(
 			"--root-hash=%s: %u, %u or %u hexadecimal digits (sha1, sha256, sha512)",
 			h, 2 * EROFS_SHA1_LEN, 2 * EROFS_SHA256_LEN,
@@ -56,9 +52,9 @@ static void check_verity_args(const struct fsck_cfg *cfg)
 	if (erofs_digest_by_name(cfg->verity_hash) == EROFS_DIGEST_NONE)
 		usage_error("--hash=%s: sha1, sha256 or sha512",
 			    cfg->verity_hash);
-	if (cfg->salt && strcmp(cfg->salt, "-") &&
-	    (strlen(cfg->salt) % 2 || !is_hex(cfg->salt) ||
-	     strlen(cfg->salt) > 2 * EROFS_VERITY_SALT_MAX))
+	/* --salt=- was taken as no salt */
+	if (cfg->salt &&
+	    !hex_decode(cfg->salt, (size_t)-1, bytes, sizeof(bytes)))
 		usage_error(
 			"--salt=%s: an even number of hexadecimal digits, at most %u, or -",
 			cfg->salt, 2 * EROFS_VERITY_SALT_MAX);
