@@ -68,7 +68,6 @@ struct erofs_digest {
 
 /* "sha1", "sha256", "sha512"; EROFS_DIGEST_NONE for any other name. */
 enum erofs_digest_alg erofs_digest_by_name(const char *name);
-const char *erofs_digest_name(enum erofs_digest_alg alg);
 unsigned int erofs_digest_size(enum erofs_digest_alg alg);
 void erofs_digest_init(struct erofs_digest *d, enum erofs_digest_alg alg);
 void erofs_digest_update(struct erofs_digest *d, const void *data, size_t len);

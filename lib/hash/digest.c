@@ -23,11 +23,6 @@ enum erofs_digest_alg erofs_digest_by_name(const char *name)
 	return EROFS_DIGEST_NONE;
 }
 
-const char *erofs_digest_name(enum erofs_digest_alg alg)
-{
-	return digest_algs[alg].name;
-}
-
 unsigned int erofs_digest_size(enum erofs_digest_alg alg)
 {
 	return digest_algs[alg].size;
