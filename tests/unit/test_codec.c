@@ -724,48 +724,28 @@ START_TEST(test_zstd_skippable_frame)
 }
 END_TEST
 
-static Suite *codec_suite(void)
-{
-	Suite *s = suite_create("codec");
-	TCase *api = tcase_create("api");
-	TCase *dec = tcase_create("decode");
-	TCase *spec = tcase_create("specific");
-	const int n = Z_EROFS_COMPRESSION_MAX;
+/* a test run once for every codec number, known or not */
+#define EVERY_CODEC(test) ((struct unit_loop){ test, Z_EROFS_COMPRESSION_MAX })
 
-	tcase_add_checked_fixture(api, setup, teardown);
-	tcase_add_test(api, test_table);
-	tcase_add_test(api, test_unknown_alg);
-	tcase_add_loop_test(api, test_unavailable, 0, n);
-	tcase_add_loop_test(api, test_not_enabled, 0, n);
-	tcase_add_test(api, test_legacy_lz4_enabled);
-	tcase_add_loop_test(api, test_format_limits, 0, n);
-	suite_add_tcase(s, api);
-
-	tcase_add_checked_fixture(dec, setup, teardown);
-	tcase_set_timeout(dec, 60);
-	tcase_add_loop_test(dec, test_full_roundtrip, 0, n);
-	tcase_add_loop_test(dec, test_no_padding, 0, n);
-	tcase_add_loop_test(dec, test_wrong_length, 0, n);
-	tcase_add_loop_test(dec, test_partial_prefix, 0, n);
-	tcase_add_loop_test(dec, test_all_zero, 0, n);
-	tcase_add_loop_test(dec, test_garbage, 0, n);
-	tcase_add_loop_test(dec, test_truncated, 0, n);
-	tcase_add_loop_test(dec, test_damaged, 0, n);
-	tcase_add_loop_test(dec, test_reuse, 0, n);
-	suite_add_tcase(s, dec);
-
-	tcase_add_checked_fixture(spec, setup, teardown);
-	tcase_set_timeout(spec, 60);
-	tcase_add_test(spec, test_lz4_legacy_layout);
-	tcase_add_loop_test(spec, test_trailing_bytes_tolerated, 0, n);
-	tcase_add_test(spec, test_lzma_configured_dict);
-	tcase_add_test(spec, test_zstd_window);
-	tcase_add_test(spec, test_zstd_skippable_frame);
-	suite_add_tcase(s, spec);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(codec_suite());
-}
+UNIT_MAIN(
+	"codec", NULL,
+	{ "api",
+	  .tests = UNIT_TESTS(test_table, test_unknown_alg,
+			      test_legacy_lz4_enabled),
+	  .loops = UNIT_LOOPS(EVERY_CODEC(test_unavailable),
+			      EVERY_CODEC(test_not_enabled),
+			      EVERY_CODEC(test_format_limits)),
+	  .setup = setup, .teardown = teardown },
+	{ "decode",
+	  .loops = UNIT_LOOPS(
+		  EVERY_CODEC(test_full_roundtrip),
+		  EVERY_CODEC(test_no_padding), EVERY_CODEC(test_wrong_length),
+		  EVERY_CODEC(test_partial_prefix), EVERY_CODEC(test_all_zero),
+		  EVERY_CODEC(test_garbage), EVERY_CODEC(test_truncated),
+		  EVERY_CODEC(test_damaged), EVERY_CODEC(test_reuse)),
+	  .setup = setup, .teardown = teardown, .timeout = 60 },
+	{ "specific",
+	  .tests = UNIT_TESTS(test_lz4_legacy_layout, test_lzma_configured_dict,
+			      test_zstd_window, test_zstd_skippable_frame),
+	  .loops = UNIT_LOOPS(EVERY_CODEC(test_trailing_bytes_tolerated)),
+	  .setup = setup, .teardown = teardown, .timeout = 60 })

@@ -277,22 +277,11 @@ START_TEST(test_pos_offset_keeps_error)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("data");
-	TCase *tc = tcase_create("copy");
-	TCase *to = tcase_create("offset");
-
-	unit_require_dir("EROFS_TEST_DATA");
-	tcase_add_test(tc, test_copy_matches_read);
-	tcase_add_test(tc, test_copy_bad_requests);
-	tcase_add_test(tc, test_copy_refused);
-	tcase_add_test(tc, test_copy_output_fails);
-	tcase_add_test(tc, test_copy_image_fails);
-	suite_add_tcase(s, tc);
-	tcase_add_test(to, test_pos_offset_stored);
-	tcase_add_test(to, test_pos_offset_none);
-	tcase_add_test(to, test_pos_offset_keeps_error);
-	suite_add_tcase(s, to);
-	return unit_run(s);
-}
+UNIT_MAIN("data", "EROFS_TEST_DATA",
+	  { "copy",
+	    .tests = UNIT_TESTS(test_copy_matches_read, test_copy_bad_requests,
+				test_copy_refused, test_copy_output_fails,
+				test_copy_image_fails) },
+	  { "offset",
+	    .tests = UNIT_TESTS(test_pos_offset_stored, test_pos_offset_none,
+				test_pos_offset_keeps_error) })

@@ -644,33 +644,14 @@ START_TEST(test_corrupt_dir_offsets)
 }
 END_TEST
 
-static Suite *dir_suite(void)
-{
-	Suite *s = suite_create("dir");
-	TCase *tc = tcase_create("parse_block");
-	TCase *img = tcase_create("image");
-
-	tcase_add_test(tc, test_good_block);
-	tcase_add_test(tc, test_stop_early);
-	tcase_add_test(tc, test_nameoff0);
-	tcase_add_test(tc, test_decreasing_nameoff);
-	tcase_add_test(tc, test_nameoff_past_end);
-	tcase_add_test(tc, test_bad_names);
-	tcase_add_test(tc, test_order);
-	tcase_add_test(tc, test_file_type);
-	tcase_add_test(tc, test_name_lengths);
-	tcase_add_test(tc, test_name_cmp);
-	suite_add_tcase(s, tc);
-	tcase_add_loop_test(img, test_fixture_walk, 0, 6);
-	tcase_add_loop_test(img, test_fixture_lookup, 0, 4);
-	tcase_add_loop_test(img, test_corrupt_dir_offsets, 0, 2);
-	tcase_set_timeout(img, 60);
-	suite_add_tcase(s, img);
-	return s;
-}
-
-int main(void)
-{
-	unit_require_dir("EROFS_TEST_DATA");
-	return unit_run(dir_suite());
-}
+UNIT_MAIN("dir", "EROFS_TEST_DATA",
+	  { "parse_block",
+	    .tests = UNIT_TESTS(test_good_block, test_stop_early, test_nameoff0,
+				test_decreasing_nameoff, test_nameoff_past_end,
+				test_bad_names, test_order, test_file_type,
+				test_name_lengths, test_name_cmp) },
+	  { "image",
+	    .loops = UNIT_LOOPS({ test_fixture_walk, 6 },
+				{ test_fixture_lookup, 4 },
+				{ test_corrupt_dir_offsets, 2 }),
+	    .timeout = 60 })

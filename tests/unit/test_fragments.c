@@ -1008,31 +1008,13 @@ START_TEST(test_budget_per_thread)
 }
 END_TEST
 
-static Suite *fragments_suite(void)
-{
-	Suite *s = suite_create("fragments");
-	TCase *tc = tcase_create("images");
-
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_fragment_images);
-	tcase_add_test(tc, test_fragment_parts);
-	tcase_add_test(tc, test_small_budget);
-	tcase_add_test(tc, test_nowait);
-	tcase_add_test(tc, test_no_cache_without_fragments);
-	tcase_add_test(tc, test_damaged_packed);
-	tcase_add_test(tc, test_prefetch);
-	tcase_add_test(tc, test_want);
-	tcase_add_test(tc, test_used_up_first);
-	tcase_add_test(tc, test_used_up_whole);
-	tcase_add_test(tc, test_held_back);
-	tcase_add_test(tc, test_mapping_reused);
-	tcase_add_test(tc, test_budget_per_thread);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	unit_require_dir("EROFS_TEST_DATA");
-	return unit_run(fragments_suite());
-}
+UNIT_MAIN("fragments", "EROFS_TEST_DATA",
+	  { "images",
+	    .tests = UNIT_TESTS(test_fragment_images, test_fragment_parts,
+				test_small_budget, test_nowait,
+				test_no_cache_without_fragments,
+				test_damaged_packed, test_prefetch, test_want,
+				test_used_up_first, test_used_up_whole,
+				test_held_back, test_mapping_reused,
+				test_budget_per_thread),
+	    .timeout = 300 })

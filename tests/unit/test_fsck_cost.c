@@ -195,26 +195,11 @@ START_TEST(test_results_of_errno)
 }
 END_TEST
 
-static Suite *cost_suite(void)
-{
-	Suite *s = suite_create("fsck_cost");
-	TCase *tc = tcase_create("threads");
-	TCase *tr = tcase_create("results");
-
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, test_threads_one_job);
-	tcase_add_test(tc, test_threads_by_work);
-	tcase_add_test(tc, test_threads_by_codec);
-	tcase_add_test(tc, test_threads_by_cpus);
-	tcase_add_test(tc, test_threads_env);
-	suite_add_tcase(s, tc);
-	tcase_add_test(tr, test_results_to_errno);
-	tcase_add_test(tr, test_results_of_errno);
-	suite_add_tcase(s, tr);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(cost_suite());
-}
+UNIT_MAIN("fsck_cost", NULL,
+	  { "threads",
+	    .tests = UNIT_TESTS(test_threads_one_job, test_threads_by_work,
+				test_threads_by_codec, test_threads_by_cpus,
+				test_threads_env),
+	    .setup = setup },
+	  { "results",
+	    .tests = UNIT_TESTS(test_results_to_errno, test_results_of_errno) })

@@ -264,21 +264,8 @@ START_TEST(test_extract_file_sparse_not_copied)
 }
 END_TEST
 
-static Suite *extract_suite(void)
-{
-	Suite *s = suite_create("fsck_extract");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_test(tc, test_extract_open_nonempty_dir_stops);
-	tcase_add_test(tc, test_extract_node_results);
-	tcase_add_test(tc, test_extract_file_copied_or_written);
-	tcase_add_test(tc, test_extract_file_sparse_not_copied);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	unit_require_dir("EROFS_TEST_DATA");
-	return unit_run(extract_suite());
-}
+UNIT_MAIN("fsck_extract", "EROFS_TEST_DATA",
+	  { "core", .tests = UNIT_TESTS(test_extract_open_nonempty_dir_stops,
+					test_extract_node_results,
+					test_extract_file_copied_or_written,
+					test_extract_file_sparse_not_copied) })

@@ -363,28 +363,13 @@ START_TEST(test_manifest_sorts_its_own_index)
 }
 END_TEST
 
-static Suite *fsck_suite(void)
-{
-	Suite *s = suite_create("fsck");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_test(tc, test_escape_printable);
-	tcase_add_test(tc, test_escape_special_bytes);
-	tcase_add_test(tc, test_escape_extra);
-	tcase_add_test(tc, test_hex);
-	tcase_add_test(tc, test_addf_grows);
-	tcase_add_test(tc, test_nidmap);
-	tcase_add_test(tc, test_nidset);
-	tcase_add_test(tc, test_nidset_sparse);
-	tcase_add_test(tc, test_manifest_streams_and_groups);
-	tcase_add_test(tc, test_manifest_pending_holds_later_lines);
-	tcase_add_test(tc, test_manifest_inode_fields);
-	tcase_add_test(tc, test_manifest_sorts_its_own_index);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(fsck_suite());
-}
+UNIT_MAIN("fsck", NULL,
+	  { "core",
+	    .tests = UNIT_TESTS(test_escape_printable,
+				test_escape_special_bytes, test_escape_extra,
+				test_hex, test_addf_grows, test_nidmap,
+				test_nidset, test_nidset_sparse,
+				test_manifest_streams_and_groups,
+				test_manifest_pending_holds_later_lines,
+				test_manifest_inode_fields,
+				test_manifest_sorts_its_own_index) })

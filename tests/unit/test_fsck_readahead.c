@@ -82,20 +82,8 @@ START_TEST(test_next_extent_whatever_its_length)
 }
 END_TEST
 
-static Suite *readahead_suite(void)
-{
-	Suite *s = suite_create("fsck_readahead");
-	TCase *tc = tcase_create("reach");
-
-	tcase_add_test(tc, test_extents_read);
-	tcase_add_test(tc, test_whole_extents_in_window);
-	tcase_add_test(tc, test_next_extent_whatever_its_length);
-	tcase_add_test(tc, test_stalled_takes_the_extent_it_begins);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(readahead_suite());
-}
+UNIT_MAIN("fsck_readahead", NULL,
+	  { "reach",
+	    .tests = UNIT_TESTS(test_extents_read, test_whole_extents_in_window,
+				test_next_extent_whatever_its_length,
+				test_stalled_takes_the_extent_it_begins) })

@@ -194,26 +194,11 @@ START_TEST(test_files_from_null)
 }
 END_TEST
 
-static Suite *select_suite(void)
-{
-	Suite *s = suite_create("select");
-	TCase *t = tcase_create("rules");
-
-	tcase_add_test(t, test_nothing_given_takes_all);
-	tcase_add_test(t, test_name_any_component);
-	tcase_add_test(t, test_path_from_start);
-	tcase_add_test(t, test_anchors);
-	tcase_add_test(t, test_trailing_slash_dirs_only);
-	tcase_add_test(t, test_star_and_globstar);
-	tcase_add_test(t, test_exclude_wins);
-	tcase_add_test(t, test_patterns_refused);
-	tcase_add_test(t, test_files_from_lines);
-	tcase_add_test(t, test_files_from_null);
-	suite_add_tcase(s, t);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(select_suite());
-}
+UNIT_MAIN("select", NULL,
+	  { "rules",
+	    .tests = UNIT_TESTS(test_nothing_given_takes_all,
+				test_name_any_component, test_path_from_start,
+				test_anchors, test_trailing_slash_dirs_only,
+				test_star_and_globstar, test_exclude_wins,
+				test_patterns_refused, test_files_from_lines,
+				test_files_from_null) })

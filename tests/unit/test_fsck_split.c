@@ -180,22 +180,9 @@ START_TEST(test_plan_mapping_stops)
 }
 END_TEST
 
-static Suite *split_suite(void)
-{
-	Suite *s = suite_create("fsck_split");
-	TCase *tc = tcase_create("split");
-
-	tcase_add_test(tc, test_data_cost);
-	tcase_add_test(tc, test_worth);
-	tcase_add_test(tc, test_piece_ns_env);
-	tcase_add_loop_test(tc, test_plan_random, 0, 64);
-	tcase_add_test(tc, test_plan_one_extent_per_piece);
-	tcase_add_test(tc, test_plan_mapping_stops);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(split_suite());
-}
+UNIT_MAIN("fsck_split", NULL,
+	  { "split",
+	    .tests = UNIT_TESTS(test_data_cost, test_worth, test_piece_ns_env,
+				test_plan_one_extent_per_piece,
+				test_plan_mapping_stops),
+	    .loops = UNIT_LOOPS({ test_plan_random, 64 }) })

@@ -336,22 +336,10 @@ START_TEST(test_window_shuffled)
 }
 END_TEST
 
-static Suite *window_suite(void)
-{
-	Suite *s = suite_create("fsck_window");
-	TCase *tc = tcase_create("window");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_window_in_order, 0, 8);
-	tcase_add_test(tc, test_window_reverse);
-	tcase_add_loop_test(tc, test_window_shuffled, 0, 4);
-	tcase_add_loop_test(tc, test_window_grow_shuffled, 0, 4);
-	tcase_add_test(tc, test_window_due_grows);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(window_suite());
-}
+UNIT_MAIN("fsck_window", NULL,
+	  { "window",
+	    .tests = UNIT_TESTS(test_window_reverse, test_window_due_grows),
+	    .loops = UNIT_LOOPS({ test_window_in_order, 8 },
+				{ test_window_shuffled, 4 },
+				{ test_window_grow_shuffled, 4 }),
+	    .timeout = 60 })

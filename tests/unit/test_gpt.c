@@ -261,23 +261,9 @@ START_TEST(test_no_protective_mbr)
 }
 END_TEST
 
-static Suite *gpt_suite(void)
-{
-	Suite *s = suite_create("gpt");
-	TCase *t = tcase_create("gpt");
-
-	tcase_add_test(t, test_partitions_read);
-	tcase_add_test(t, test_find_and_read);
-	tcase_add_test(t, test_backup_used);
-	tcase_add_test(t, test_both_damaged);
-	tcase_add_test(t, test_overlap_refused);
-	tcase_add_test(t, test_past_usable_refused);
-	tcase_add_test(t, test_no_protective_mbr);
-	suite_add_tcase(s, t);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(gpt_suite());
-}
+UNIT_MAIN("gpt", NULL,
+	  { "gpt",
+	    .tests = UNIT_TESTS(test_partitions_read, test_find_and_read,
+				test_backup_used, test_both_damaged,
+				test_overlap_refused, test_past_usable_refused,
+				test_no_protective_mbr) })

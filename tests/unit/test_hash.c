@@ -388,41 +388,23 @@ START_TEST(test_digest_million_a)
 }
 END_TEST
 
-static Suite *hash_suite(void)
-{
-	Suite *s = suite_create("hash");
-	TCase *crc = tcase_create("crc32c");
-	TCase *sha = tcase_create("sha256");
-	TCase *dig = tcase_create("digests");
-
-	tcase_add_unchecked_fixture(crc, fill_pattern, NULL);
-	tcase_add_test(crc, test_crc32c_superblock_vector);
-	tcase_add_test(crc, test_crc32c_standard_vectors);
-	tcase_add_test(crc, test_crc32c_empty);
-	tcase_add_test(crc, test_crc32c_split);
-	tcase_add_test(crc, test_crc32c_superblock_shortcut);
-	suite_add_tcase(s, crc);
-
-	tcase_add_unchecked_fixture(sha, fill_pattern, NULL);
-	tcase_add_loop_test(sha, test_sha256_nist, 0, 2);
-	tcase_add_loop_test(sha, test_sha256_million_a, 0, 2);
-	tcase_add_loop_test(sha, test_sha256_padding_edges, 0, 2);
-	tcase_add_loop_test(sha, test_sha256_split_everywhere, 0, 2);
-	tcase_add_loop_test(sha, test_sha256_byte_at_a_time, 0, 2);
-	tcase_add_test(sha, test_sha256_implementations_agree);
-	suite_add_tcase(s, sha);
-
-	tcase_add_unchecked_fixture(dig, fill_pattern, NULL);
-	tcase_add_test(dig, test_digest_names);
-	tcase_add_test(dig, test_digest_nist);
-	tcase_add_test(dig, test_digest_padding_edges);
-	tcase_add_test(dig, test_digest_split_everywhere);
-	tcase_add_test(dig, test_digest_million_a);
-	suite_add_tcase(s, dig);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(hash_suite());
-}
+UNIT_MAIN("hash", NULL,
+	  { "crc32c",
+	    .tests = UNIT_TESTS(test_crc32c_superblock_vector,
+				test_crc32c_standard_vectors, test_crc32c_empty,
+				test_crc32c_split,
+				test_crc32c_superblock_shortcut),
+	    .once = fill_pattern },
+	  { "sha256", .tests = UNIT_TESTS(test_sha256_implementations_agree),
+	    .loops = UNIT_LOOPS({ test_sha256_nist, 2 },
+				{ test_sha256_million_a, 2 },
+				{ test_sha256_padding_edges, 2 },
+				{ test_sha256_split_everywhere, 2 },
+				{ test_sha256_byte_at_a_time, 2 }),
+	    .once = fill_pattern },
+	  { "digests",
+	    .tests = UNIT_TESTS(test_digest_names, test_digest_nist,
+				test_digest_padding_edges,
+				test_digest_split_everywhere,
+				test_digest_million_a),
+	    .once = fill_pattern })

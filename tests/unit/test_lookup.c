@@ -1349,61 +1349,6 @@ START_TEST(test_bench_targets)
 }
 END_TEST
 
-static Suite *lookup_suite(void)
-{
-	Suite *s = suite_create("lookup");
-	TCase *tc;
-
-	tc = tcase_create("tables");
-	tcase_add_checked_fixture(tc, NULL, image_remove);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_one_record);
-	tcase_add_test(tc, test_two_records);
-	tcase_add_test(tc, test_many_random);
-	tcase_add_test(tc, test_fragment_last);
-	tcase_add_test(tc, test_holes);
-	tcase_add_test(tc, test_large_file);
-	tcase_add_test(tc, test_uneven);
-	tcase_add_test(tc, test_interleaved_inodes);
-	tcase_add_test(tc, test_rec4);
-	tcase_add_test(tc, test_rec8);
-	tcase_add_test(tc, test_rec4_beyond_48bit);
-	tcase_add_test(tc, test_counters);
-	tcase_add_test(tc, test_threads);
-	tcase_add_test(tc, test_raw_extents);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("corrupt");
-	tcase_add_checked_fixture(tc, NULL, image_remove);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_corrupt_unsorted);
-	tcase_add_test(tc, test_corrupt_equal);
-	tcase_add_test(tc, test_corrupt_overlap);
-	tcase_add_test(tc, test_corrupt_beyond_size);
-	tcase_add_test(tc, test_corrupt_lengths);
-	tcase_add_test(tc, test_corrupt_first);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("images");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_fixtures);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-/* The benchmark image: its files against the plain search, its targets. */
-static Suite *bench_suite(void)
-{
-	Suite *s = suite_create("lookup-bench");
-	TCase *tc = tcase_create("bench");
-
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_bench_image);
-	tcase_add_test(tc, test_bench_targets);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 /* test_lookup_bench is this file built with UNIT_LOOKUP_BENCH=1 */
 #ifndef UNIT_LOOKUP_BENCH
 #define UNIT_LOOKUP_BENCH 0
@@ -1411,7 +1356,36 @@ static Suite *bench_suite(void)
 
 int main(void)
 {
-	unit_require_dir(UNIT_LOOKUP_BENCH ? "EROFS_BENCH_DATA" :
-					     "EROFS_TEST_DATA");
-	return unit_run(UNIT_LOOKUP_BENCH ? bench_suite() : lookup_suite());
+	const struct unit_case lookup[] = {
+		{ "tables",
+		  .tests = UNIT_TESTS(
+			  test_one_record, test_two_records, test_many_random,
+			  test_fragment_last, test_holes, test_large_file,
+			  test_uneven, test_interleaved_inodes, test_rec4,
+			  test_rec8, test_rec4_beyond_48bit, test_counters,
+			  test_threads, test_raw_extents),
+		  .teardown = image_remove, .timeout = 60 },
+		{ "corrupt",
+		  .tests = UNIT_TESTS(test_corrupt_unsorted, test_corrupt_equal,
+				      test_corrupt_overlap,
+				      test_corrupt_beyond_size,
+				      test_corrupt_lengths, test_corrupt_first),
+		  .teardown = image_remove, .timeout = 60 },
+		{ "images", .tests = UNIT_TESTS(test_fixtures),
+		  .timeout = 300 },
+		{ NULL }
+	};
+	/* the benchmark image: its files against the plain search, its targets */
+	const struct unit_case bench[] = {
+		{ "bench",
+		  .tests = UNIT_TESTS(test_bench_image, test_bench_targets),
+		  .timeout = 300 },
+		{ NULL }
+	};
+
+	unit_require_dir(UNIT_LOOKUP_BENCH ? "EROFS_BENCH_DATA"
+					   : "EROFS_TEST_DATA");
+	if (UNIT_LOOKUP_BENCH)
+		return unit_main("lookup-bench", bench);
+	return unit_main("lookup", lookup);
 }

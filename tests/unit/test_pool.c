@@ -364,25 +364,11 @@ START_TEST(test_run_here)
 }
 END_TEST
 
-static Suite *pool_suite(void)
-{
-	Suite *s = suite_create("pool");
-	TCase *tc = tcase_create("core");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_every_task_once, 0, 5);
-	tcase_add_test(tc, test_back_pressure);
-	tcase_add_loop_test(tc, test_error_stops_run, 0, 5);
-	tcase_add_test(tc, test_cancel);
-	tcase_add_test(tc, test_ahead_first);
-	tcase_add_test(tc, test_ahead_inline);
-	tcase_add_test(tc, test_help);
-	tcase_add_test(tc, test_run_here);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(pool_suite());
-}
+UNIT_MAIN("pool", NULL,
+	  { "core",
+	    .tests = UNIT_TESTS(test_back_pressure, test_cancel,
+				test_ahead_first, test_ahead_inline, test_help,
+				test_run_here),
+	    .loops = UNIT_LOOPS({ test_every_task_once, 5 },
+				{ test_error_stops_run, 5 }),
+	    .timeout = 60 })

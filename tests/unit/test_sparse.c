@@ -267,25 +267,10 @@ START_TEST(test_block_size_not_multiple_of_4)
 }
 END_TEST
 
-static Suite *sparse_suite(void)
-{
-	Suite *s = suite_create("sparse");
-	TCase *t = tcase_create("sparse");
-
-	tcase_add_test(t, test_every_chunk_type);
-	tcase_add_test(t, test_reads_across_chunks);
-	tcase_add_test(t, test_crc_mismatch_named);
-	tcase_add_test(t, test_bad_chunk_type);
-	tcase_add_test(t, test_raw_chunk_short);
-	tcase_add_test(t, test_block_count_differs);
-	tcase_add_test(t, test_fill_body_size);
-	tcase_add_test(t, test_version_2);
-	tcase_add_test(t, test_block_size_not_multiple_of_4);
-	suite_add_tcase(s, t);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(sparse_suite());
-}
+UNIT_MAIN("sparse", NULL,
+	  { "sparse",
+	    .tests = UNIT_TESTS(test_every_chunk_type, test_reads_across_chunks,
+				test_crc_mismatch_named, test_bad_chunk_type,
+				test_raw_chunk_short, test_block_count_differs,
+				test_fill_body_size, test_version_2,
+				test_block_size_not_multiple_of_4) })

@@ -368,29 +368,12 @@ START_TEST(test_data_past_end)
 }
 END_TEST
 
-static Suite *super_suite(void)
-{
-	Suite *s = suite_create("super");
-	TCase *tc = tcase_create("core");
-
-	tcase_add_test(tc, test_valid_superblock);
-	tcase_add_test(tc, test_bad_magic);
-	tcase_add_loop_test(tc, test_block_size_bounds, 0, 4);
-	tcase_add_test(tc, test_unknown_incompat);
-	tcase_add_test(tc, test_checksum_mismatch);
-	tcase_add_test(tc, test_truncated);
-	tcase_add_test(tc, test_dirblkbits);
-	tcase_add_test(tc, test_missing_device);
-	tcase_add_test(tc, test_bad_lzma_config);
-	tcase_add_test(tc, test_compact_inode);
-	tcase_add_test(tc, test_extended_inode);
-	tcase_add_test(tc, test_corrupt_inodes);
-	tcase_add_test(tc, test_data_past_end);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(super_suite());
-}
+UNIT_MAIN("super", NULL,
+	  { "core",
+	    .tests = UNIT_TESTS(test_valid_superblock, test_bad_magic,
+				test_unknown_incompat, test_checksum_mismatch,
+				test_truncated, test_dirblkbits,
+				test_missing_device, test_bad_lzma_config,
+				test_compact_inode, test_extended_inode,
+				test_corrupt_inodes, test_data_past_end),
+	    .loops = UNIT_LOOPS({ test_block_size_bounds, 4 }) })

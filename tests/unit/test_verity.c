@@ -506,24 +506,10 @@ START_TEST(test_avb_footer)
 }
 END_TEST
 
-static Suite *verity_suite(void)
-{
-	Suite *s = suite_create("verity");
-	TCase *t = tcase_create("trees");
-
-	tcase_add_loop_test(t, test_shapes_match, 0,
-			    2 * sizeof(shapes) / sizeof(shapes[0]));
-	tcase_add_test(t, test_bad_data_blocks_named);
-	tcase_add_test(t, test_root_differs);
-	tcase_add_test(t, test_leaf_differs);
-	tcase_add_test(t, test_superblocks_refused);
-	tcase_add_test(t, test_tree_over_its_data);
-	tcase_add_test(t, test_avb_footer);
-	suite_add_tcase(s, t);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(verity_suite());
-}
+UNIT_MAIN("verity", NULL,
+	  { "trees",
+	    .tests = UNIT_TESTS(test_bad_data_blocks_named, test_root_differs,
+				test_leaf_differs, test_superblocks_refused,
+				test_tree_over_its_data, test_avb_footer),
+	    .loops = UNIT_LOOPS({ test_shapes_match,
+				  2 * sizeof(shapes) / sizeof(shapes[0]) }) })

@@ -376,27 +376,11 @@ START_TEST(test_corrupt_xattrs)
 }
 END_TEST
 
-static Suite *xattr_suite(void)
-{
-	Suite *s = suite_create("xattr");
-	TCase *tc = tcase_create("hash");
-	TCase *img = tcase_create("image");
-
-	tcase_add_test(tc, test_xxh32_vectors);
-	tcase_add_test(tc, test_filter_bits);
-	tcase_add_test(tc, test_prefix_names);
-	suite_add_tcase(s, tc);
-	tcase_add_test(img, test_fixture_shared_and_long);
-	tcase_add_test(img, test_fixture_odd_values);
-	tcase_add_loop_test(img, test_fixture_all_xattrs, 0, 5);
-	tcase_add_test(img, test_corrupt_xattrs);
-	tcase_set_timeout(img, 60);
-	suite_add_tcase(s, img);
-	return s;
-}
-
-int main(void)
-{
-	unit_require_dir("EROFS_TEST_DATA");
-	return unit_run(xattr_suite());
-}
+UNIT_MAIN("xattr", "EROFS_TEST_DATA",
+	  { "hash", .tests = UNIT_TESTS(test_xxh32_vectors, test_filter_bits,
+					test_prefix_names) },
+	  { "image",
+	    .tests = UNIT_TESTS(test_fixture_shared_and_long,
+				test_fixture_odd_values, test_corrupt_xattrs),
+	    .loops = UNIT_LOOPS({ test_fixture_all_xattrs, 5 }),
+	    .timeout = 60 })

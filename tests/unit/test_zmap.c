@@ -1610,108 +1610,57 @@ START_TEST(test_ext_records_beyond_space)
 }
 END_TEST
 
-static Suite *zmap_suite(void)
-{
-	Suite *s = suite_create("zmap");
-	TCase *tc;
-
-	tc = tcase_create("full");
-	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_test(tc, test_full_basic);
-	tcase_add_test(tc, test_full_lookback_zero);
-	tcase_add_test(tc, test_full_lookback_past_zero);
-	tcase_add_test(tc, test_full_nonhead_first);
-	tcase_add_test(tc, test_full_first_clusterofs);
-	tcase_add_test(tc, test_full_clusterofs_range);
-	tcase_add_test(tc, test_full_partial_plain);
-	tcase_add_test(tc, test_full_short_compressed);
-	tcase_add_test(tc, test_full_short_lz4_aligned);
-	tcase_add_test(tc, test_full_alg_not_in_image);
-	tcase_add_test(tc, test_full_alg_unknown);
-	tcase_add_test(tc, test_full_head2);
-	tcase_add_test(tc, test_full_advise_unknown);
-	tcase_add_test(tc, test_full_raw_too_long);
-	tcase_add_test(tc, test_full_interlaced);
-	tcase_add_test(tc, test_full_header_reserved);
-	tcase_add_test(tc, test_full_big);
-	tcase_add_test(tc, test_full_cblkcnt_without_big);
-	tcase_add_test(tc, test_full_cblkcnt_zero);
-	tcase_add_test(tc, test_full_cblkcnt_too_big);
-	tcase_add_test(tc, test_full_big_missing_cblkcnt);
-	tcase_add_test(tc, test_full_cblkcnt_not_after_head);
-	tcase_add_test(tc, test_full_cblkcnt_in_the_middle);
-	tcase_add_test(tc, test_full_big_short_compressed);
-	tcase_add_test(tc, test_full_big_interlaced);
-	tcase_add_test(tc, test_full_big_without_feature);
-	tcase_add_test(tc, test_full_clamped_delta);
-	tcase_add_test(tc, test_full_llen_limit);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("compact");
-	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_test(tc, test_compact_2b);
-	tcase_add_test(tc, test_compact_4b);
-	tcase_add_test(tc, test_compact_lookback_zero);
-	tcase_add_test(tc, test_compact_2b_lclusterbits);
-	tcase_add_test(tc, test_compact_4b_lclusterbits);
-	tcase_add_test(tc, test_compact_beyond_space);
-	tcase_add_test(tc, test_compact_big);
-	tcase_add_test(tc, test_compact_big_loop);
-	tcase_add_test(tc, test_compact_big_bits_differ);
-	tcase_add_test(tc, test_compact_cblkcnt_without_big);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("tail");
-	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_test(tc, test_inline_compressed);
-	tcase_add_test(tc, test_inline_raw_not_interlaced);
-	tcase_add_test(tc, test_inline_raw_too_long);
-	tcase_add_test(tc, test_inline_crosses_block);
-	tcase_add_test(tc, test_inline_empty);
-	tcase_add_test(tc, test_inline_without_feature);
-	tcase_add_test(tc, test_fragment_tail_compact);
-	tcase_add_test(tc, test_fragment_tail_full);
-	tcase_add_test(tc, test_fragment_tail_high_bits);
-	tcase_add_test(tc, test_fragment_tail_out_of_range);
-	tcase_add_test(tc, test_fragment_tail_lcluster0);
-	tcase_add_test(tc, test_fragment_tail_big_cblkcnt0);
-	tcase_add_test(tc, test_fragment_without_packed);
-	tcase_add_test(tc, test_fragment_whole);
-	tcase_add_test(tc, test_fragment_whole_out_of_range);
-	tcase_add_test(tc, test_map_beyond_eof);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("extents");
-	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_test(tc, test_ext16);
-	tcase_add_test(tc, test_ext16_many);
-	tcase_add_test(tc, test_ext16_unsorted);
-	tcase_add_test(tc, test_ext16_equal_lstart);
-	tcase_add_test(tc, test_ext16_first_not_zero);
-	tcase_add_test(tc, test_ext16_lstart_beyond_size);
-	tcase_add_test(tc, test_ext16_reserved_bits);
-	tcase_add_test(tc, test_ext16_bad_fmt);
-	tcase_add_test(tc, test_ext16_alg_not_in_image);
-	tcase_add_test(tc, test_ext16_plen_limit);
-	tcase_add_test(tc, test_ext16_llen_limit);
-	tcase_add_test(tc, test_ext16_raw_too_long);
-	tcase_add_test(tc, test_ext16_short_compressed);
-	tcase_add_test(tc, test_ext16_pa_overflow);
-	tcase_add_test(tc, test_ext16_fragment_out_of_range);
-	tcase_add_test(tc, test_ext16_no_records);
-	tcase_add_test(tc, test_ext16_without_48bit);
-	tcase_add_test(tc, test_ext32_large_file);
-	tcase_add_test(tc, test_ext8);
-	tcase_add_test(tc, test_ext8_raw_too_long);
-	tcase_add_test(tc, test_ext4);
-	tcase_add_test(tc, test_ext4_many);
-	tcase_add_test(tc, test_ext4_fragment);
-	tcase_add_test(tc, test_ext_records_beyond_space);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return unit_run(zmap_suite());
-}
+UNIT_MAIN(
+	"zmap", NULL,
+	{ "full",
+	  .tests = UNIT_TESTS(
+		  test_full_basic, test_full_lookback_zero,
+		  test_full_lookback_past_zero, test_full_nonhead_first,
+		  test_full_first_clusterofs, test_full_clusterofs_range,
+		  test_full_partial_plain, test_full_short_compressed,
+		  test_full_short_lz4_aligned, test_full_alg_not_in_image,
+		  test_full_alg_unknown, test_full_head2,
+		  test_full_advise_unknown, test_full_raw_too_long,
+		  test_full_interlaced, test_full_header_reserved,
+		  test_full_big, test_full_cblkcnt_without_big,
+		  test_full_cblkcnt_zero, test_full_cblkcnt_too_big,
+		  test_full_big_missing_cblkcnt,
+		  test_full_cblkcnt_not_after_head,
+		  test_full_cblkcnt_in_the_middle,
+		  test_full_big_short_compressed, test_full_big_interlaced,
+		  test_full_big_without_feature, test_full_clamped_delta,
+		  test_full_llen_limit),
+	  .teardown = teardown },
+	{ "compact",
+	  .tests = UNIT_TESTS(
+		  test_compact_2b, test_compact_4b, test_compact_lookback_zero,
+		  test_compact_2b_lclusterbits, test_compact_4b_lclusterbits,
+		  test_compact_beyond_space, test_compact_big,
+		  test_compact_big_loop, test_compact_big_bits_differ,
+		  test_compact_cblkcnt_without_big),
+	  .teardown = teardown },
+	{ "tail",
+	  .tests = UNIT_TESTS(
+		  test_inline_compressed, test_inline_raw_not_interlaced,
+		  test_inline_raw_too_long, test_inline_crosses_block,
+		  test_inline_empty, test_inline_without_feature,
+		  test_fragment_tail_compact, test_fragment_tail_full,
+		  test_fragment_tail_high_bits, test_fragment_tail_out_of_range,
+		  test_fragment_tail_lcluster0, test_fragment_tail_big_cblkcnt0,
+		  test_fragment_without_packed, test_fragment_whole,
+		  test_fragment_whole_out_of_range, test_map_beyond_eof),
+	  .teardown = teardown },
+	{ "extents",
+	  .tests = UNIT_TESTS(
+		  test_ext16, test_ext16_many, test_ext16_unsorted,
+		  test_ext16_equal_lstart, test_ext16_first_not_zero,
+		  test_ext16_lstart_beyond_size, test_ext16_reserved_bits,
+		  test_ext16_bad_fmt, test_ext16_alg_not_in_image,
+		  test_ext16_plen_limit, test_ext16_llen_limit,
+		  test_ext16_raw_too_long, test_ext16_short_compressed,
+		  test_ext16_pa_overflow, test_ext16_fragment_out_of_range,
+		  test_ext16_no_records, test_ext16_without_48bit,
+		  test_ext32_large_file, test_ext8, test_ext8_raw_too_long,
+		  test_ext4, test_ext4_many, test_ext4_fragment,
+		  test_ext_records_beyond_space),
+	  .teardown = teardown })

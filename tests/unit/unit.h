@@ -103,16 +103,47 @@ static inline void unit_inode(struct erofs_ctx *ctx, const char *path,
 		      ctx->err.msg);
 }
 
-/* Run one suite and turn its result into the process exit status. */
-static inline int unit_run(Suite *s)
-{
-	SRunner *sr = srunner_create(s);
-	int failed;
+/* A test Check runs once for every _i below count. */
+struct unit_loop {
+	const TTest *test;
+	int count;
+};
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/*
+ * A test case: Check runs each test in a process of its own, with setup
+ * and teardown around it in that process; once runs in the runner, once
+ * before the case's first test.
+ */
+struct unit_case {
+	const char *name;
+	const TTest *const *tests;
+	const struct unit_loop *loops;
+	SFun setup, teardown, once;
+	int timeout; /* seconds; 0 keeps Check's default */
+};
+
+/* The lists a unit_case takes, each ended for the runner. */
+#define UNIT_TESTS(...) ((const TTest *const[]){ __VA_ARGS__, NULL })
+#define UNIT_LOOPS(...) ((const struct unit_loop[]){ __VA_ARGS__, { NULL, 0 } })
+
+/*
+ * Run the suite of the cases (a list ended by a case of no name) and turn
+ * its result into the process exit status.
+ */
+int unit_main(const char *suite, const struct unit_case *cases);
+
+/*
+ * The main() of a unit test: the suite's name, the environment variable
+ * naming its fixtures' directory (unit_require_dir) or NULL, its cases.
+ */
+#define UNIT_MAIN(suite, fixtures_env, ...)                                 \
+	int main(void)                                                      \
+	{                                                                   \
+		const struct unit_case cases[] = { __VA_ARGS__, { NULL } }; \
+                                                                            \
+		if (fixtures_env)                                           \
+			unit_require_dir(fixtures_env);                     \
+		return unit_main(suite, cases);                             \
+	}
 
 #endif
