@@ -19,8 +19,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 need_tools mkfs.erofs setfattr
 make_scratch
-err=$scratch/err
-out=$scratch/out
 
 # same NAME FILE EXPECTED: FILE holds the text EXPECTED.
 same()

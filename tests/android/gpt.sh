@@ -26,8 +26,6 @@ set -u
 
 need_tools sfdisk
 make_scratch
-err=$scratch/err
-out=$scratch/out
 resolve lz4hc-default.erofs || exit 99
 raw=$path
 disk=$scratch/disk.img

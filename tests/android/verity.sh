@@ -30,8 +30,6 @@ set -u
 
 need_tools veritysetup
 make_scratch
-err=$scratch/err
-out=$scratch/out
 resolve plain.erofs || exit 99
 cp "$path" "$scratch/plain.img" || exit 99
 resolve lz4hc-default.erofs || exit 99

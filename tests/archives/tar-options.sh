@@ -31,8 +31,6 @@ set -u
 
 need_tools tar setfattr getfattr mkfs.erofs
 make_scratch
-err=$scratch/err
-out=$scratch/out
 resolve lz4hc-default.erofs || exit 99
 img=$path
 

@@ -17,11 +17,8 @@ export EROFS_FSCK_SYNC_NS=0
 make_scratch
 mnt=$scratch/mnt
 trap 'mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"; rm -rf "$scratch"' EXIT
-image=${EROFS_TEST_DATA:-}/lz4hc-default.erofs
-if [ ! -f "$image" ]; then
-	image=$scratch/lz4hc-default.erofs
-	unpack "$srcdir/data/lz4hc-default.erofs.xz" "$image" || exit 99
-fi
+resolve lz4hc-default.erofs || exit 99
+image=$path
 tap_plan 5
 
 # check WHAT DIR STATUS ERRFILE: the verdict on one full extraction

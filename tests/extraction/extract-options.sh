@@ -30,13 +30,9 @@ export EROFS_FSCK_SYNC_NS=0
 
 make_scratch
 chmod 0755 "$scratch"
-image=${EROFS_TEST_DATA:-}/lz4hc-default.erofs
-if [ ! -f "$image" ]; then
-	image=$scratch/lz4hc-default.erofs
-	unpack "$srcdir/data/lz4hc-default.erofs.xz" "$image" || exit 99
-fi
+resolve lz4hc-default.erofs || exit 99
+image=$path
 manifest=$srcdir/data/s1-small.manifest
-err=$scratch/err
 root=false
 [ "$(id -u)" -eq 0 ] && root=true
 fsck()

@@ -25,8 +25,6 @@ set -u
 . "${srcdir:-$(dirname "$0")/..}/lib/testlib.sh"
 
 make_scratch
-err=$scratch/err
-out=$scratch/out
 resolve lz4hc-default.erofs || exit 99
 cp "$path" "$scratch/img.erofs"
 img=$scratch/img.erofs

@@ -14,7 +14,6 @@ set -u
 
 need_tools mkfs.erofs
 make_scratch
-err=$scratch/err
 
 tree=$scratch/tree
 mkdir "$tree" || exit 99

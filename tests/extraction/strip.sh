@@ -23,8 +23,6 @@ set -u
 
 need_tools mkfs.erofs tar
 make_scratch
-err=$scratch/err
-out=$scratch/out
 src=$scratch/src
 mkdir -p "$src/top/sub" "$src/top2/sub" || exit 99
 echo a >"$src/top/a"

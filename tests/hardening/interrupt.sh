@@ -61,15 +61,9 @@ if [ ! -f "$IO_FAIL" ]; then
 	exit 0
 fi
 make_scratch
-image=$EROFS_TEST_DATA/lz4hc-default.erofs
-if [ ! -f "$image" ]; then
-	image=$scratch/lz4hc-default.erofs
-	unpack "$srcdir/data/lz4hc-default.erofs.xz" "$image" || exit 99
-fi
-image=$(realpath "$image")
+resolve lz4hc-default.erofs || exit 99
+image=$(realpath "$path")
 dir=$scratch/dir
-out=$scratch/out
-err=$scratch/err
 manifest=$scratch/manifest
 
 # Start fsck.erofs ARG... in the background with slow reads: pid in $pid.
@@ -189,13 +183,9 @@ done
 # Read-ahead of the packed inode (threads forced on a small image): files
 # whose fragments are decoded ahead, by other threads, are complete or
 # absent.
-ra_image=$EROFS_TEST_DATA/lz4hc-fragments.erofs
-if [ ! -f "$ra_image" ]; then
-	ra_image=$scratch/lz4hc-fragments.erofs
-	unpack "$srcdir/data/lz4hc-fragments.erofs.xz" "$ra_image" || exit 99
-fi
+resolve lz4hc-fragments.erofs || exit 99
 saved_image=$image saved_manifest=$manifest
-image=$(realpath "$ra_image")
+image=$(realpath "$path")
 manifest=$scratch/ra.manifest
 if run_fsck "$manifest" "$err" --manifest "$image"; then
 	for sig in INT TERM; do

@@ -13,11 +13,14 @@
 : "${PYTHON3:=python3}"
 : "${FSCK_TIMEOUT:=300}"
 
-# A scratch directory in the current (build) directory, removed on exit.
+# A scratch directory in the current (build) directory, removed on exit,
+# and in it the paths err and out for a run's stderr and stdout.
 make_scratch()
 {
 	scratch=$(mktemp -d "$PWD/tmp.XXXXXX") || exit 99
 	trap 'rm -rf "$scratch"' EXIT
+	err=$scratch/err
+	out=$scratch/out
 }
 
 # unpack SRC.xz DEST: decompress a stored test image.

@@ -15,8 +15,6 @@ set -u
 . "${srcdir:-$(dirname "$0")/..}/lib/testlib.sh"
 
 make_scratch
-err=$scratch/err
-out=$scratch/out
 resolve lz4hc-default.erofs || exit 99
 img=$path
 "$FSCK" --manifest "$img" >"$scratch/manifest" || exit 99

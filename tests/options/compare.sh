@@ -29,8 +29,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 need_tools mkfs.erofs setfattr
 make_scratch
-err=$scratch/err
-out=$scratch/out
 
 src=$scratch/src
 mkdir -p "$src/d/e" "$src/sub" || exit 99

@@ -13,8 +13,6 @@ set -u
 . "${srcdir:-$(dirname "$0")/..}/lib/testlib.sh"
 
 make_scratch
-err=$scratch/err
-out=$scratch/out
 
 # holds NAME FILE WHAT: exit 8, "FILE holds WHAT, not EROFS"
 holds()

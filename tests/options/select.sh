@@ -27,8 +27,6 @@ set -u
 need_tools mkfs.erofs
 make_scratch
 export LC_ALL=C
-err=$scratch/err
-out=$scratch/out
 
 # The tree: "a" is followed by "a-b" and "a.c", so its children come
 # after them in walk order.

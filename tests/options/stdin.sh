@@ -12,7 +12,6 @@ set -u
 . "${srcdir:-$(dirname "$0")/..}/lib/testlib.sh"
 
 make_scratch
-err=$scratch/err
 
 resolve lz4hc-default.erofs || exit 99
 img=$path

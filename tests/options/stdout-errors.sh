@@ -15,7 +15,6 @@ if [ ! -w /dev/full ]; then
 	exit 77
 fi
 make_scratch
-err=$scratch/err
 resolve lz4hc-default.erofs || exit 99
 img=$path
 
