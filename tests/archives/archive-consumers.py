@@ -24,14 +24,12 @@ import shutil
 import subprocess
 import sys
 
-SRCDIR = os.environ.get(
-    "srcdir", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(SRCDIR, "lib"))
-from erofstest import tap, tap_end  # noqa: E402
+sys.path.insert(0, os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from erofstest import FSCK, SRCDIR, tap, tap_end  # noqa: E402
 import tarlib  # noqa: E402
 
 DATA = os.path.join(SRCDIR, "data")
-FSCK = os.environ.get("FSCK", "fsck.erofs")
 ROOT = os.geteuid() == 0
 
 
@@ -231,7 +229,7 @@ def main():
     with tarlib.Scratch() as scratch:
         work = os.path.abspath(scratch.path)
         for name, _, opts in tarlib.stored_images(DATA):
-            args = tarlib.image_args(DATA, name, opts, work)
+            args = tarlib.image_args(name, opts, work)
             manifest = manifest_of(args)
             check_gnutar(name, args, work)
             for fmt in ("newc", "cpio"):

@@ -60,12 +60,11 @@ SRCDIR = os.environ.get(
     "srcdir", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(SRCDIR, "lib"))
 sys.path.insert(0, os.path.join(SRCDIR, "hardening"))
-from erofstest import tap, tap_end  # noqa: E402
+from erofstest import FSCK, tap, tap_end  # noqa: E402
 import corrupt  # noqa: E402
 import erofsread  # noqa: E402
 import tarlib  # noqa: E402
 
-FSCK = os.environ.get("FSCK", "fsck.erofs")
 THREADED = dict(os.environ, EROFS_FSCK_SYNC_NS="0", EROFS_FSCK_SPLIT="1")
 ROOT = os.geteuid() == 0
 BLOCK = 4096
@@ -228,7 +227,7 @@ def check_spool(image):
 
 
 def check_damaged(scratch):
-    img = erofsread.load(os.path.join(SRCDIR, "data"), "lz4hc-default")
+    img = erofsread.load("lz4hc-default")
     variant = next(v for v in corrupt.data_variants(img)
                    if v.name == "pcluster-filled-ff")
     image = os.path.join(scratch, "damaged.erofs")

@@ -32,14 +32,12 @@ import subprocess
 import sys
 import tarfile
 
-SRCDIR = os.environ.get(
-    "srcdir", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(SRCDIR, "lib"))
-from erofstest import tap, tap_end  # noqa: E402
+sys.path.insert(0, os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from erofstest import FSCK, SRCDIR, tap, tap_end  # noqa: E402
 import tarlib  # noqa: E402
 
 DATA = os.path.join(SRCDIR, "data")
-FSCK = os.environ.get("FSCK", "fsck.erofs")
 THREADED = dict(os.environ, EROFS_FSCK_SYNC_NS="0", EROFS_FSCK_SPLIT="1")
 SOCKETS = "fsck.erofs: warning: --tar: sockets are left out " \
     "(1: special/socket)\n" \
@@ -118,7 +116,7 @@ def main():
         return 0
     with tarlib.Scratch() as scratch:
         for name, manifest, opts in tarlib.stored_images(DATA):
-            args = tarlib.image_args(DATA, name, opts, scratch.path)
+            args = tarlib.image_args(name, opts, scratch.path)
             tarball = os.path.join(scratch.path, "a.tar")
             rc, out, err = tarlib.run([FSCK, "-j1", "--tar=-"] + args)
             with open(tarball, "wb") as f:

@@ -28,7 +28,6 @@ Environment: FSCK, srcdir, EROFS_TEST_DATA, PYTHON3, FSCK_TIMEOUT.
 """
 import argparse
 import hashlib
-import lzma
 import os
 import re
 import shutil
@@ -41,7 +40,7 @@ import tempfile
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import SB, le16, le32, le64, tap, tap_end
+from erofstest import SB, le16, le32, le64, stored_image_bytes, tap, tap_end
 
 FT_DIR = 2
 FT_SYMLINK = 7
@@ -222,17 +221,6 @@ CASES = {
 }
 
 
-def load(name):
-    ready = os.path.join(os.environ.get("EROFS_TEST_DATA", ""), name)
-    if os.path.isfile(ready):
-        with open(ready, "rb") as f:
-            return f.read()
-    src = os.path.join(os.environ.get("srcdir", TESTS), "data",
-                       name + ".xz")
-    with lzma.open(src) as f:
-        return f.read()
-
-
 def snapshot(top, skip):
     """everything under top but skip, without following symlinks"""
     seen = {}
@@ -275,7 +263,7 @@ def fsck(args):
 
 
 def run_case(name, case, scratch):
-    img = Image(load("plain.erofs"))
+    img = Image(stored_image_bytes("plain.erofs"))
     opts, setup, statuses, says = case(img)
     path = os.path.join(scratch, name + ".erofs")
     with open(path, "wb") as f:
@@ -333,7 +321,7 @@ def bad_data_block(data, scratch):
 
 def run_bad_data(scratch):
     name = "bad-data"
-    data, victim = bad_data_block(load("lz4hc-default.erofs"), scratch)
+    data, victim = bad_data_block(stored_image_bytes("lz4hc-default.erofs"), scratch)
     if data is None:
         tap(False, name + ": no damaged block found")
         return

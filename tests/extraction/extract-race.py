@@ -27,7 +27,6 @@ the shim's links change it).
 Environment: FSCK, srcdir, SWAP_NODE (the shim), EROFS_TEST_DATA,
 RACE_RUNS (extractions per scenario and -j, default 40), MKFS_EROFS.
 """
-import lzma
 import os
 import shutil
 import signal
@@ -40,11 +39,8 @@ import time
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import tap, tap_end
+from erofstest import FSCK, stored_image, tap, tap_end
 
-SRCDIR = os.environ.get("srcdir", TESTS)
-FSCK = os.environ.get("FSCK", "../fsck/fsck.erofs")
-DATA = os.environ.get("EROFS_TEST_DATA", "images")
 SWAP_NODE = os.environ.get("SWAP_NODE", os.path.abspath("fault/swap_node.so"))
 RUNS = int(os.environ.get("RACE_RUNS", "40"))
 NOBODY = 65534
@@ -238,19 +234,8 @@ def scenario(name, args, out, image, outside, before, counter):
         ([] if swaps else ["the attacker swapped nothing"]))
 
 
-def image_path(scratch, name):
-    path = os.path.join(DATA, name)
-    if os.path.isfile(path):
-        return os.path.abspath(path)
-    path = os.path.join(scratch, name)
-    with lzma.open(os.path.join(SRCDIR, "data", name + ".xz")) as src, \
-            open(path, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    return path
-
-
 def node_swaps(scratch):
-    image = image_path(scratch, "lz4hc-default.erofs")
+    image = stored_image("lz4hc-default.erofs", scratch)
     victims = os.path.join(scratch, "victims")
     os.mkdir(victims)
     fifo = os.path.join(victims, "fifo")

@@ -25,7 +25,6 @@ import io
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tarfile
@@ -35,7 +34,7 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
 import erofsread  # noqa: E402
-from erofstest import le64, tap, tap_end  # noqa: E402
+from erofstest import FSCK, le64, tap, tap_end  # noqa: E402
 
 SALVAGED = re.compile(r"^fsck\.erofs: /(.*?): nid \d+(?:, offset \d+)?: "
                       r"warning: bytes (\d+) to (\d+) unreadable: "
@@ -180,13 +179,10 @@ def inode_damage(img, name):
 
 
 def main():
-    srcdir = os.environ.get("srcdir", TESTS)
-    datadir = os.path.join(srcdir, "data")
-    fsck = os.environ.get("FSCK", "../fsck/fsck.erofs")
     threaded = dict(os.environ, EROFS_FSCK_SYNC_NS="0")
     with tempfile.TemporaryDirectory(prefix="tmp.salvage.", dir=".") as tmp:
-        img = erofsread.load(datadir, "lz4hc-default")
-        c = Case(fsck, tmp, "pcluster", img, pcluster_damage(img))
+        img = erofsread.load("lz4hc-default")
+        c = Case(FSCK, tmp, "pcluster", img, pcluster_damage(img))
         ranges, out = c.check("-j1 --ignore-errors, a pcluster filled",
                               "mixed.bin")
         c.check("-j2 --ignore-errors, a pcluster filled", "mixed.bin",
@@ -214,7 +210,7 @@ def main():
             "pcluster: with --sparse the salvaged range %d-%d is a hole" %
             rng, err.splitlines()[:4])
 
-        r = run([fsck, "--tar=-", "--ignore-errors", c.path])
+        r = run([FSCK, "--tar=-", "--ignore-errors", c.path])
         problems = []
         try:
             with tarfile.open(fileobj=io.BytesIO(r.stdout)) as t:
@@ -231,19 +227,19 @@ def main():
             problems.append("exit %d" % r.returncode)
         tap(not problems, "pcluster: --tar holds the salvaged bytes",
             problems)
-        r = run([fsck, "--cat=mixed.bin", "--ignore-errors", c.path])
+        r = run([FSCK, "--cat=mixed.bin", "--ignore-errors", c.path])
         tap(r.returncode == 4 and r.stdout == bytes(want),
             "pcluster: --cat writes the salvaged bytes",
             ["exit %d, %d bytes" % (r.returncode, len(r.stdout))])
 
-        img = erofsread.load(datadir, "lz4hc-all-fragments")
-        c = Case(fsck, tmp, "packed", img, packed_damage(img))
+        img = erofsread.load("lz4hc-all-fragments")
+        c = Case(FSCK, tmp, "packed", img, packed_damage(img))
         ranges, _ = c.check("the packed inode's first pcluster filled", None)
         tap(len(ranges) > 0, "packed: files whose fragments it held "
             "salvaged (%d)" % len(ranges))
 
-        img = erofsread.load(datadir, "lz4hc-default")
-        c = Case(fsck, tmp, "subdir", img, subdir_damage(img, b"sizes"))
+        img = erofsread.load("lz4hc-default")
+        c = Case(FSCK, tmp, "subdir", img, subdir_damage(img, b"sizes"))
         c.check("a name in sizes/'s block: its entries lost, the rest not",
                 None, lambda rel: rel.startswith("sizes/"))
         _, err, got, entries, _ = c.extract("--ignore-errors")
@@ -252,7 +248,7 @@ def main():
             len([k for k in got if not k.startswith("sizes/")]),
             "subdir: sizes/ itself and every file outside it extracted")
 
-        c = Case(fsck, tmp, "inode", img, inode_damage(img, b"mixed.bin"))
+        c = Case(FSCK, tmp, "inode", img, inode_damage(img, b"mixed.bin"))
         rc, err, got, _, _ = c.extract("--ignore-errors")
         named = any(m and m.group(1) == "mixed.bin"
                     for m in map(PROBLEM.match, err.splitlines()))

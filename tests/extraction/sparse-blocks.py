@@ -8,7 +8,6 @@ stored lzma and zstd images data/sparse-lzma.erofs and sparse-zstd.erofs
 than its 4 KiB blocks that hold data (st_blocks, one block of slack); with
 --tar --sparse, Python's tarfile finds a sparse map whose data is exactly
 those blocks, and bsdtar restores the content."""
-import lzma
 import os
 import shutil
 import subprocess
@@ -19,10 +18,9 @@ import tempfile
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import tap, tap_end  # noqa: E402
+from erofstest import FSCK, stored_image, tap, tap_end  # noqa: E402
 import sparsetree  # noqa: E402
 
-FSCK = os.environ.get("FSCK", "fsck.erofs")
 SLACK = sparsetree.BLOCK
 
 
@@ -44,11 +42,7 @@ def images(tmp):
     else:
         out.append(("lz4hc", None))
     for codec in ("lzma", "zstd"):
-        src = os.path.join(TESTS, "data", "sparse-%s.erofs.xz" % codec)
-        dst = os.path.join(tmp, "%s.erofs" % codec)
-        with lzma.open(src) as f, open(dst, "wb") as g:
-            shutil.copyfileobj(f, g)
-        out.append((codec, dst))
+        out.append((codec, stored_image("sparse-%s.erofs" % codec, tmp)))
     return out
 
 

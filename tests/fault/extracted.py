@@ -10,11 +10,10 @@ import hashlib
 import os
 import sys
 
-
-def escape(path):
-    """the manifest's escaping of a path (bytes)"""
-    return "".join(chr(b) if 0x21 <= b <= 0x7E and b != 0x5C else
-                   "\\x%02x" % b for b in path)
+sys.path.insert(0, os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from erofstest import manifest_files  # noqa: E402
+from treemanifest import escape  # noqa: E402
 
 
 def main():
@@ -23,12 +22,7 @@ def main():
     if every:
         args = args[1:]
     top, manifest = os.fsencode(args[0]), args[1]
-    want = {}
-    with open(manifest) as f:
-        for line in f:
-            field = line.split(" ")
-            if field[1] == "f":
-                want[field[0]] = (int(field[5]), field[7])
+    want = manifest_files(manifest)
     bad = []
     seen = set()
     for root, _, files in os.walk(top):

@@ -30,7 +30,7 @@ import tempfile
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import SB, tap, tap_end, verdict  # noqa: E402
+from erofstest import FSCK, SB, tap, tap_end, verdict  # noqa: E402
 from erofsread import (  # noqa: E402
     NONHEAD, CBLKCNT, CompressedMap, edit, put, load)
 
@@ -278,9 +278,9 @@ def same_with_threads(args, path, single, timeout):
     return []
 
 
-def variants(datadir, pattern):
+def variants(pattern):
     for image, makers in PLAN:
-        img = load(datadir, image)
+        img = load(image)
         for maker in makers:
             try:
                 for v in maker(img):
@@ -301,12 +301,9 @@ def main():
     ap.add_argument("--write", metavar="DIR")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
-    srcdir = os.environ.get("srcdir", TESTS)
-    datadir = os.path.join(srcdir, "data")
-    fsck = os.environ.get("FSCK", "../fsck/fsck.erofs")
     timeout = int(os.environ.get("FSCK_TIMEOUT_CORRUPT", "20"))
 
-    todo = list(variants(datadir, args.pattern))
+    todo = list(variants(args.pattern))
     if args.list:
         for v in todo:
             print(v.name)
@@ -323,7 +320,7 @@ def main():
             path = os.path.join(where, name)
             with open(path, "wb") as f:
                 f.write(v.data)
-            problems = run(fsck, path, v, timeout)
+            problems = run(FSCK, path, v, timeout)
             mode = " (--extract)" if v.extract else ""
             tap(not problems, v.name + mode, problems)
             if not args.write:

@@ -38,7 +38,6 @@ trials per configuration, default 10), CRASH_SEED (printed), CRASH_SCRATCH
 (where DIR is made: /dev/shm if writable, else the current directory).
 """
 import hashlib
-import lzma
 import os
 import random
 import re
@@ -51,11 +50,10 @@ import time
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import tap, tap_end
+from erofstest import FSCK, SRCDIR, manifest_files, stored_image, tap, \
+    tap_end
+from treemanifest import escape
 
-SRCDIR = os.environ.get("srcdir", TESTS)
-FSCK = os.environ.get("FSCK", "../fsck/fsck.erofs")
-DATA = os.environ.get("EROFS_TEST_DATA", "images")
 IO_FAIL = os.environ.get("IO_FAIL", os.path.abspath("fault/io_fail.so"))
 TRIALS = int(os.environ.get("CRASH_TRIALS", "10"))
 SEED = int(os.environ.get("CRASH_SEED", str(int(time.time()))))
@@ -79,32 +77,6 @@ CONFIGS = [
     ("-j4 split hidden names", ["-j4"],
      dict(THREADS, EROFS_FSCK_SPLIT="1", EROFS_FSCK_TMPFILE="0")),
 ]
-
-def escape(raw):
-    return "".join(chr(b) if 0x21 <= b <= 0x7E and b != 0x5C else
-                   "\\x%02x" % b for b in raw)
-
-
-def image_path(scratch):
-    path = os.path.join(DATA, IMAGE)
-    if os.path.isfile(path):
-        return os.path.abspath(path)
-    path = os.path.join(scratch, IMAGE)
-    with lzma.open(os.path.join(SRCDIR, "data", IMAGE + ".xz")) as src, \
-            open(path, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    return path
-
-
-def expected_files():
-    want = {}
-    with open(MANIFEST) as f:
-        for line in f:
-            field = line.split(" ")
-            if field[1] == "f":
-                want[field[0]] = (int(field[5]), field[7])
-    return want
-
 
 def env_with(extra, slow, shim=False):
     """the environment of a run: slow reads, or the shim for faults"""
@@ -347,8 +319,8 @@ def main():
     rng = random.Random(SEED)
     scratch = tempfile.mkdtemp(prefix="crash-safe.", dir=SCRATCH)
     try:
-        image = image_path(scratch)
-        want = expected_files()
+        image = stored_image(IMAGE, scratch)
+        want = manifest_files(MANIFEST)
         with open(MANIFEST) as f:
             expected = f.read()
         if os.geteuid():

@@ -9,9 +9,8 @@ import tempfile
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import tap, tap_end
+from erofstest import FSCK, tap, tap_end
 
-FSCK = os.environ.get("FSCK", "fsck.erofs")
 
 
 def run(*args):

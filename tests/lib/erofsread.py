@@ -5,11 +5,10 @@ tests/extraction/salvage.py, tests/archives/tar-cases.py): its inodes,
 directories and compressed maps as the variants need them
 (docs/format.md), edits with the superblock checksum sealed again, and
 the stored images loaded from tests/data or the unpacked ones."""
-import lzma
-import os
 import struct
 
-from erofstest import SB, le16, le32, le64, round_up, seal_superblock
+from erofstest import (SB, le16, le32, le64, round_up, seal_superblock,
+                       stored_image_bytes)
 
 SB_CHKSUM = 0x1
 INCOMPAT_48BIT = 0x80
@@ -287,12 +286,6 @@ def put(fmt, off, value):
     return lambda buf: struct.pack_into(fmt, buf, off, value)
 
 
-def load(datadir, name):
-    """the image, unpacked by make check (EROFS_TEST_DATA) or from data/"""
-    unpacked = os.path.join(os.environ.get("EROFS_TEST_DATA", "/nonexistent"),
-                            name + ".erofs")
-    if os.path.exists(unpacked):
-        with open(unpacked, "rb") as f:
-            return Image(name, f.read())
-    with lzma.open(os.path.join(datadir, name + ".erofs.xz")) as f:
-        return Image(name, f.read())
+def load(name):
+    """the stored test image NAME.erofs"""
+    return Image(name, stored_image_bytes(name + ".erofs"))

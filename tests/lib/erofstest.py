@@ -7,11 +7,17 @@ the first lines of what went wrong under a failure, the plan last).
 
 A test imports it by name: Python puts the directory of the script it
 runs, tests/, first on the module path."""
+import lzma
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
+
+# tests/ in the source tree, and srcdir as make check gives it
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRCDIR = os.environ.get("srcdir", TESTS)
 
 SB = 1024                                   # superblock offset
 
@@ -63,7 +69,49 @@ def seal_superblock(buf, block_size):
                      crc32c_register(bytes(buf[SB:SB + length])))
 
 
-FSCK = os.environ.get("FSCK", "fsck.erofs")
+FSCK = os.environ.get("FSCK", "../fsck/fsck.erofs")
+
+
+def _unpacked_copy(name):
+    """the copy of a stored image make check unpacked (EROFS_TEST_DATA),
+    or None"""
+    path = os.path.join(os.environ.get("EROFS_TEST_DATA", "/nonexistent"),
+                        name)
+    return os.path.abspath(path) if os.path.isfile(path) else None
+
+
+def stored_image(name, scratch):
+    """the path of the stored test image name (data/NAME.xz): make check's
+    unpacked copy, or one unpacked into scratch"""
+    path = _unpacked_copy(name)
+    if path:
+        return path
+    path = os.path.join(scratch, name)
+    if not os.path.isfile(path):
+        with lzma.open(os.path.join(SRCDIR, "data", name + ".xz")) as src, \
+                open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+    return path
+
+
+def stored_image_bytes(name):
+    """the bytes of the stored test image name"""
+    path = _unpacked_copy(name)
+    if path:
+        return read_file(path)
+    with lzma.open(os.path.join(SRCDIR, "data", name + ".xz")) as f:
+        return f.read()
+
+
+def manifest_files(manifest):
+    """path -> (size, SHA-256) of each regular file a manifest lists"""
+    want = {}
+    with open(manifest) as f:
+        for line in f:
+            field = line.split(" ")
+            if field[1] == "f":
+                want[field[0]] = (int(field[5]), field[7])
+    return want
 
 
 def run_fsck(*args, stdin=None, timeout=300):

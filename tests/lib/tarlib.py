@@ -2,13 +2,14 @@
 """tarlib.py - what the --tar tests share: running fsck.erofs, a scratch
 directory (on a tmpfs as root, for every kind of xattr), unpacking with
 bsdtar or GNU tar, comparing manifests and listings."""
-import lzma
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from erofstest import stored_image
 
 TREEMANIFEST = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                             "treemanifest.py")
@@ -49,30 +50,16 @@ def stored_images(data):
                 yield name, manifest, opts
 
 
-def unpacked(data, name, scratch):
-    """the stored image name, unpacked (EROFS_TEST_DATA, or scratch)"""
-    path = os.path.join(os.environ.get("EROFS_TEST_DATA", "/nonexistent"),
-                        name)
-    if os.path.exists(path):
-        return path
-    path = os.path.join(scratch, name)
-    if not os.path.exists(path):
-        with lzma.open(os.path.join(data, name + ".xz")) as src, \
-                open(path, "wb") as dst:
-            shutil.copyfileobj(src, dst)
-    return path
-
-
-def image_args(data, name, opts, scratch):
+def image_args(name, opts, scratch):
     """fsck.erofs's arguments for an index line: its options, each
     OPTION=@NAME naming the unpacked image NAME, then the image"""
     out = []
     for opt in opts:
         if "=@" in opt:
             key, other = opt.split("=@", 1)
-            opt = key + "=" + unpacked(data, other, scratch)
+            opt = key + "=" + stored_image(other, scratch)
         out.append(opt)
-    return out + [unpacked(data, name, scratch)]
+    return out + [stored_image(name, scratch)]
 
 
 def run(args, env=None, stdin=None):
