@@ -6,13 +6,12 @@ A truncated or short file left at its final name, or a stray file, is a
 file that looks complete but is not. With --all, after an extraction that
 succeeded, every regular file of MANIFEST must be in DIR as well. Prints
 the problems; exit 1 if any."""
-import hashlib
 import os
 import sys
 
 sys.path.insert(0, os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from erofstest import manifest_files  # noqa: E402
+from erofstest import incomplete_file, manifest_files  # noqa: E402
 from treemanifest import escape  # noqa: E402
 
 
@@ -32,14 +31,9 @@ def main():
                 continue
             rel = escape(os.path.relpath(path, top))
             seen.add(rel)
-            with open(path, "rb") as f:
-                data = f.read()
-            got = (len(data), hashlib.sha256(data).hexdigest())
-            if rel not in want:
-                bad.append("%s: not in the image" % rel)
-            elif got != want[rel]:
-                bad.append("%s: %d bytes, not the %d bytes of the image" %
-                           (rel, got[0], want[rel][0]))
+            problem = incomplete_file(path, rel, want)
+            if problem:
+                bad.append(problem)
     if every:
         bad += ["%s: missing" % rel for rel in sorted(want.keys() - seen)]
     for line in bad[:10]:

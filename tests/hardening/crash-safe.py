@@ -37,7 +37,6 @@ Environment: FSCK, srcdir, EROFS_TEST_DATA, IO_FAIL, CRASH_TRIALS (kill
 trials per configuration, default 10), CRASH_SEED (printed), CRASH_SCRATCH
 (where DIR is made: /dev/shm if writable, else the current directory).
 """
-import hashlib
 import os
 import random
 import re
@@ -50,8 +49,8 @@ import time
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import FSCK, SRCDIR, manifest_files, stored_image, tap, \
-    tap_end
+from erofstest import (FSCK, SRCDIR, incomplete_file, manifest_files,
+                       stored_image, tap, tap_end)
 from treemanifest import escape
 
 IO_FAIL = os.environ.get("IO_FAIL", os.path.abspath("fault/io_fail.so"))
@@ -104,14 +103,9 @@ def survey(top, want):
                 hidden += 1
                 continue
             rel = escape(os.path.relpath(path, os.fsencode(top)))
-            with open(path, "rb") as f:
-                data = f.read()
-            got = (len(data), hashlib.sha256(data).hexdigest())
-            if rel not in want:
-                bad.append("%s: not in the image" % rel)
-            elif got != want[rel]:
-                bad.append("%s: %d bytes, not the %d bytes of the image, "
-                           "or other content" % (rel, got[0], want[rel][0]))
+            problem = incomplete_file(path, rel, want)
+            if problem:
+                bad.append(problem)
             else:
                 complete += 1
     return bad, complete, hidden

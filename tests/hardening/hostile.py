@@ -371,6 +371,21 @@ def packed_case(file_size, fragoff, packed_size, packed_header):
     return img.finish(root)
 
 
+def big_pcluster(img, stream, nlcl):
+    """the full-index records of one pcluster of nlcl lclusters holding
+    stream (padded in front to whole blocks, written as data blocks): its
+    HEAD1, then NONHEADs whose delta[1] is the distance to the next HEAD,
+    as mkfs writes it"""
+    nblk = (len(stream) + BS - 1) // BS
+    stream = bytes(nblk * BS - len(stream)) + stream
+    pcl = [img.data_block(stream[i:i + BS])
+           for i in range(0, len(stream), BS)][0]
+    return (struct.pack("<HHI", HEAD1, 0, pcl) +
+            struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, nlcl - 1) +
+            b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047), nlcl - k)
+                     for k in range(2, nlcl)))
+
+
 def shared_fragment(nfiles, broken, next=1):
     """nfiles files, each stored whole in the packed inode, whose next
     extents decode 12 MiB of LZ4 each (and then fail, if broken); file i is
@@ -414,19 +429,11 @@ def shared_fragment(nfiles, broken, next=1):
     # 48 KiB at least
     stream = lz4_run(llen - 64) + b"\x00\xff\xff" if broken else \
         lz4_run(llen)
-    nblk = (len(stream) + BS - 1) // BS
-    stream = bytes(nblk * BS - len(stream)) + stream
     end = img.inode(packed, S_IFREG | 0o644, llen * next, COMPRESSED_FULL,
                     extended=True)
     recs = struct.pack("<IHBB8x", 0, 0x2, 0, 0)
     for _ in range(next):
-        pcl = [img.data_block(stream[i:i + BS])
-               for i in range(0, len(stream), BS)][0]
-        recs += struct.pack("<HHI", HEAD1, 0, pcl)
-        # delta[1]: the distance to the next HEAD, as mkfs writes it
-        recs += struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, nlcl - 1)
-        recs += b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047),
-                                     nlcl - k) for k in range(2, nlcl))
+        recs += big_pcluster(img, stream, nlcl)
     img.meta[end:end + len(recs)] = recs
     img.sb["packed_nid"] = packed
     return img.finish(root)
@@ -588,16 +595,7 @@ def metabox_thrash(nfiles):
     img.inode(root, S_IFDIR | 0o755, size, FLAT_PLAIN, u=first, nlink=2)
     recs = struct.pack("<IHBB8x", 0, 0x2, 0, 0)
     for e in range(2):
-        stream = lz4_sparse(bytes(ext[e]))
-        nblk = (len(stream) + BS - 1) // BS
-        stream = bytes(nblk * BS - len(stream)) + stream
-        pcl = [img.data_block(stream[i:i + BS])
-               for i in range(0, len(stream), BS)][0]
-        recs += struct.pack("<HHI", HEAD1, 0, pcl)
-        # delta[1]: the distance to the next HEAD, as mkfs writes it
-        recs += struct.pack("<HHHH", NONHEAD, 0, CBLKCNT | nblk, nlcl - 1)
-        recs += b"".join(struct.pack("<HHHH", NONHEAD, 0, min(k, 2047),
-                                     nlcl - k) for k in range(2, nlcl))
+        recs += big_pcluster(img, lz4_sparse(bytes(ext[e])), nlcl)
     end = img.inode(mbox, S_IFREG | 0o644, 2 * llen, COMPRESSED_FULL,
                     extended=True)
     img.meta[end:end + len(recs)] = recs

@@ -7,6 +7,7 @@ the first lines of what went wrong under a failure, the plan last).
 
 A test imports it by name: Python puts the directory of the script it
 runs, tests/, first on the module path."""
+import hashlib
 import lzma
 import os
 import re
@@ -101,6 +102,19 @@ def stored_image_bytes(name):
         return read_file(path)
     with lzma.open(os.path.join(SRCDIR, "data", name + ".xz")) as f:
         return f.read()
+
+
+def incomplete_file(path, rel, want):
+    """why the regular file at path, the image's rel, is not that file of
+    the image whole (want: manifest_files), or None"""
+    with open(path, "rb") as f:
+        data = f.read()
+    if rel not in want:
+        return "%s: not in the image" % rel
+    if (len(data), hashlib.sha256(data).hexdigest()) != want[rel]:
+        return "%s: %d bytes, not the %d bytes of the image, or other " \
+            "content" % (rel, len(data), want[rel][0])
+    return None
 
 
 def manifest_files(manifest):
