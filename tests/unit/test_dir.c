@@ -524,26 +524,6 @@ START_TEST(test_fixture_lookup)
 }
 END_TEST
 
-/* Copy a fixture to a temporary file with bytes patched, and open it. */
-static void open_patched(struct unit_image *f, const char *src, uint64_t off,
-			 const void *bytes, size_t len)
-{
-	char buf[65536];
-	int in = open(src, O_RDONLY), out;
-	ssize_t n;
-
-	snprintf(f->path, sizeof(f->path), "/tmp/erofs-test-dir-XXXXXX");
-	out = mkstemp(f->path);
-	ck_assert_int_ge(in, 0);
-	ck_assert_int_ge(out, 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		ck_assert_int_eq(write(out, buf, n), n);
-	ck_assert_int_eq(pwrite(out, bytes, len, off), (ssize_t)len);
-	close(in);
-	close(out);
-	unit_image_open_at(f, f->path);
-}
-
 static int find_dotdot(void *arg, const struct erofs_dirent *de)
 {
 	uint64_t *pos = arg;
@@ -601,7 +581,7 @@ static void expect_dir_corrupt(const char *image, const struct erofs_inode *dir,
 {
 	struct unit_image bad;
 
-	open_patched(&bad, image, off, bytes, len);
+	unit_open_patched(&bad, image, off, bytes, len);
 	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, dir, parent,
 					   ignore_entry, NULL), -EFSCORRUPTED);
 	ck_assert_uint_eq(bad.ctx.err.nid, dir->nid);
@@ -613,8 +593,7 @@ static void expect_dir_corrupt(const char *image, const struct erofs_inode *dir,
 	ck_assert_int_eq(erofs_dir_iterate(&bad.ctx, dir, EROFS_NO_NID,
 					   ignore_entry, NULL),
 			 strstr(msg_part, "'..'") ? 0 : -EFSCORRUPTED);
-	unit_image_close_at(&bad);
-	unlink(bad.path);
+	unit_close_patched(&bad);
 }
 
 /*

@@ -96,46 +96,19 @@ static uint64_t table_count(const struct table *t)
 
 static void image_begin(void)
 {
-	uint8_t *sb, *i;
-
 	if (!image)
 		image = malloc((size_t)IMG_BLOCKS * BS);
 	ck_assert_ptr_nonnull(image);
 	memset(image, 0, (size_t)IMG_BLOCKS * BS);
-	sb = image + EROFS_SUPER_OFFSET;
-	erofs_put32(sb + EROFS_SB_MAGIC, EROFS_SUPER_MAGIC);
-	sb[EROFS_SB_BLKSZBITS] = 12;
-	erofs_put64(sb + EROFS_SB_INOS, 3);
-	erofs_put32(sb + EROFS_SB_BLOCKS_LO, IMG_BLOCKS);
-	erofs_put32(sb + EROFS_SB_META_BLKADDR, META_BLKADDR);
-	erofs_put32(sb + EROFS_SB_FEATURE_INCOMPAT,
-		    EROFS_FEATURE_INCOMPAT_LZ4_0PADDING |
-		    EROFS_FEATURE_INCOMPAT_48BIT |
-		    EROFS_FEATURE_INCOMPAT_FRAGMENTS);
-	erofs_put64(sb + EROFS_SB_PACKED_NID, PACKED_NID);
-
-	/* root directory: "." and ".." */
-	i = image + META_BLKADDR * BS;
-	erofs_put16(i + EROFS_IC_FORMAT, EROFS_INODE_FLAT_INLINE << 1);
-	erofs_put16(i + EROFS_IC_MODE, 0040755);
-	erofs_put16(i + EROFS_IC_NB, 2);
-	erofs_put32(i + EROFS_IC_SIZE, 2 * EROFS_DIRENT_SIZE + 3);
-	erofs_put32(i + EROFS_IC_U, UINT32_MAX);
-	erofs_put32(i + EROFS_IC_INO, 1);
-	i[32 + EROFS_DIRENT_FILE_TYPE] = EROFS_FT_DIR;
-	erofs_put16(i + 32 + EROFS_DIRENT_NAMEOFF, 24);
-	i[44 + EROFS_DIRENT_FILE_TYPE] = EROFS_FT_DIR;
-	erofs_put16(i + 44 + EROFS_DIRENT_NAMEOFF, 25);
-	memcpy(i + 32 + 24, "...", 3);
-
-	/* packed inode, flat */
-	i = image + META_BLKADDR * BS + PACKED_NID * 32;
-	erofs_put16(i + EROFS_IC_FORMAT, EROFS_INODE_FLAT_PLAIN << 1);
-	erofs_put16(i + EROFS_IC_MODE, 0100644);
-	erofs_put16(i + EROFS_IC_NB, 1);
-	erofs_put32(i + EROFS_IC_SIZE, PACKED_SIZE);
-	erofs_put32(i + EROFS_IC_U, PACKED_BLK);
-	erofs_put32(i + EROFS_IC_INO, 2);
+	unit_put_super(image, IMG_BLOCKS, META_BLKADDR,
+		       EROFS_FEATURE_INCOMPAT_LZ4_0PADDING |
+			       EROFS_FEATURE_INCOMPAT_48BIT |
+			       EROFS_FEATURE_INCOMPAT_FRAGMENTS);
+	erofs_put64(image + EROFS_SUPER_OFFSET + EROFS_SB_PACKED_NID,
+		    PACKED_NID);
+	unit_put_root_dir(image + META_BLKADDR * BS);
+	unit_put_flat_file(image + META_BLKADDR * BS + PACKED_NID * 32,
+			   PACKED_SIZE, PACKED_BLK, 2);
 	place_at = FIRST_POS;
 }
 

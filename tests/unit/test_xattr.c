@@ -302,32 +302,6 @@ END_TEST
 
 /* ---- corrupted copies of the fixture ---- */
 
-/* Copy the fixture to a temporary file, patch one byte run, open it. */
-static void open_patched(struct unit_image *f, const char *src, uint64_t off,
-			 const void *bytes, size_t len)
-{
-	char buf[65536];
-	int in = open(src, O_RDONLY), out;
-	ssize_t n;
-
-	snprintf(f->path, sizeof(f->path), "/tmp/erofs-test-xattr-XXXXXX");
-	out = mkstemp(f->path);
-	ck_assert_int_ge(in, 0);
-	ck_assert_int_ge(out, 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		ck_assert_int_eq(write(out, buf, n), n);
-	ck_assert_int_eq(pwrite(out, bytes, len, off), (ssize_t)len);
-	close(in);
-	close(out);
-	unit_image_open_at(f, f->path);
-}
-
-static void close_patched(struct unit_image *f)
-{
-	unit_image_close_at(f);
-	unlink(f->path);
-}
-
 /* Patch bytes at a position relative to path's inline xattr region. */
 static void expect_patch_corrupt(const char *path, unsigned int rel,
 				 const void *bytes, size_t len,
@@ -344,13 +318,13 @@ static void expect_patch_corrupt(const char *path, unsigned int rel,
 	ck_assert_int_eq(inode.space, EROFS_SPACE_PRIMARY);
 	unit_image_close_at(&good);
 
-	open_patched(&bad, good.path, inode.xattr_pos + rel, bytes, len);
+	unit_open_patched(&bad, good.path, inode.xattr_pos + rel, bytes, len);
 	ret = list_xattrs(&bad, path, l);
 	ck_assert_msg(ret == -EFSCORRUPTED, "%s: got %d", msg_part, ret);
 	ck_assert_uint_eq(bad.ctx.err.nid, inode.nid);
 	ck_assert_msg(strstr(bad.ctx.err.msg, msg_part),
 		      "message '%s' lacks '%s'", bad.ctx.err.msg, msg_part);
-	close_patched(&bad);
+	unit_close_patched(&bad);
 	free(l);
 }
 

@@ -54,49 +54,14 @@ static bool ctx_ready;
 
 /* ---- image construction ---- */
 
-static void put_root_dir(void)
-{
-	uint8_t *i = image + META_BLKADDR * BS;
-
-	erofs_put16(i + EROFS_IC_FORMAT, EROFS_INODE_FLAT_INLINE << 1);
-	erofs_put16(i + EROFS_IC_MODE, 0040755);
-	erofs_put16(i + EROFS_IC_NB, 2);
-	erofs_put32(i + EROFS_IC_SIZE, 2 * EROFS_DIRENT_SIZE + 3);
-	erofs_put32(i + EROFS_IC_U, UINT32_MAX);
-	erofs_put32(i + EROFS_IC_INO, 1);
-	/* "." and "..", both the root itself */
-	i[32 + EROFS_DIRENT_FILE_TYPE] = EROFS_FT_DIR;
-	erofs_put16(i + 32 + EROFS_DIRENT_NAMEOFF, 24);
-	i[44 + EROFS_DIRENT_FILE_TYPE] = EROFS_FT_DIR;
-	erofs_put16(i + 44 + EROFS_DIRENT_NAMEOFF, 25);
-	memcpy(i + 32 + 24, "...", 3);
-}
-
-static void put_packed_inode(void)
-{
-	uint8_t *i = image + META_BLKADDR * BS + PACKED_NID * 32;
-
-	erofs_put16(i + EROFS_IC_FORMAT, EROFS_INODE_FLAT_PLAIN << 1);
-	erofs_put16(i + EROFS_IC_MODE, 0100644);
-	erofs_put16(i + EROFS_IC_NB, 1);
-	erofs_put32(i + EROFS_IC_SIZE, PACKED_SIZE);
-	erofs_put32(i + EROFS_IC_U, PACKED_BLK);
-	erofs_put32(i + EROFS_IC_INO, 2);
-}
-
 /* algs: with BIG_PCLUSTER (= COMPR_CFGS), the algorithm bitmap */
 static void image_begin(uint32_t incompat, uint16_t algs)
 {
 	uint8_t *sb = image + EROFS_SUPER_OFFSET;
 
 	memset(image, 0, sizeof(image));
-	erofs_put32(sb + EROFS_SB_MAGIC, EROFS_SUPER_MAGIC);
-	sb[EROFS_SB_BLKSZBITS] = 12;
-	erofs_put64(sb + EROFS_SB_INOS, 3);
-	erofs_put32(sb + EROFS_SB_BLOCKS_LO, IMG_BLOCKS);
-	erofs_put32(sb + EROFS_SB_META_BLKADDR, META_BLKADDR);
-	erofs_put32(sb + EROFS_SB_FEATURE_INCOMPAT,
-		    incompat | EROFS_FEATURE_INCOMPAT_LZ4_0PADDING);
+	unit_put_super(image, IMG_BLOCKS, META_BLKADDR,
+		       incompat | EROFS_FEATURE_INCOMPAT_LZ4_0PADDING);
 	if (incompat & EROFS_FEATURE_INCOMPAT_COMPR_CFGS) {
 		uint8_t *rec = sb + EROFS_SB_BASE_SIZE;
 
@@ -113,10 +78,11 @@ static void image_begin(uint32_t incompat, uint16_t algs)
 			erofs_put32(rec + 2, 65536);
 		}
 	}
-	put_root_dir();
+	unit_put_root_dir(image + META_BLKADDR * BS);
 	if (incompat & F_FRAG) {
 		erofs_put64(sb + EROFS_SB_PACKED_NID, PACKED_NID);
-		put_packed_inode();
+		unit_put_flat_file(image + META_BLKADDR * BS + PACKED_NID * 32,
+				   PACKED_SIZE, PACKED_BLK, 2);
 	}
 }
 

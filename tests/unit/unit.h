@@ -11,6 +11,7 @@
 
 #include "erofs/context.h"
 #include "erofs/dir.h"
+#include "erofs/format.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
 
@@ -90,6 +91,26 @@ static inline void unit_image_close_at(struct unit_image *f)
 {
 	unit_image_close(f->img, &f->ctx);
 }
+
+/*
+ * Open a copy of the image at src, in a temporary file, with len bytes at
+ * off replaced by bytes; unit_close_patched() closes and removes it.
+ */
+void unit_open_patched(struct unit_image *f, const char *src, uint64_t off,
+		       const void *bytes, size_t len);
+void unit_close_patched(struct unit_image *f);
+
+/*
+ * Crafted images of 4 KiB blocks: the superblock (its root at nid 0, the
+ * inode count 3), the root directory's compact inode with its "." and
+ * ".." inline, and a compact flat regular file's inode of size bytes from
+ * block blkaddr.
+ */
+void unit_put_super(uint8_t *image, uint32_t blocks, uint32_t meta_blkaddr,
+		    uint32_t incompat);
+void unit_put_root_dir(uint8_t *inode);
+void unit_put_flat_file(uint8_t *inode, uint32_t size, uint32_t blkaddr,
+			uint32_t ino);
 
 /* The inode at path of an open image: the test fails if there is none. */
 static inline void unit_inode(struct erofs_ctx *ctx, const char *path,
