@@ -28,6 +28,8 @@ struct test_ent {
 };
 
 #define ENT(nid, ftype, name) { nid, ftype, name, sizeof(name) - 1 }
+/* "." of the directory (nid 10) and ".." of its parent (nid 3) */
+#define DOTS ENT(10, EROFS_FT_DIR, "."), ENT(3, EROFS_FT_DIR, "..")
 
 struct seen {
 	unsigned int count;
@@ -100,8 +102,7 @@ static void expect_corrupt(unsigned int maxsize, uint64_t offset,
 }
 
 static const struct test_ent good[] = {
-	ENT(10, EROFS_FT_DIR, "."),
-	ENT(3, EROFS_FT_DIR, ".."),
+	DOTS,
 	ENT(100, EROFS_FT_REG_FILE, "a"),
 	ENT(101, EROFS_FT_SYMLINK, "bb"),
 	ENT(102, EROFS_FT_UNKNOWN, "file"),
@@ -215,25 +216,21 @@ END_TEST
 START_TEST(test_bad_names)
 {
 	static const struct test_ent slash[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(100, EROFS_FT_REG_FILE, "a/b"),
 		ENT(101, EROFS_FT_REG_FILE, "c"),
 	};
 	static const struct test_ent nul[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(100, EROFS_FT_REG_FILE, "a\0b"),
 		ENT(101, EROFS_FT_REG_FILE, "c"),
 	};
 	static const struct test_ent empty_last[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(100, EROFS_FT_REG_FILE, ""),
 	};
 	static const struct test_ent slash_last[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(100, EROFS_FT_REG_FILE, "x/"),
 	};
 
@@ -251,28 +248,24 @@ END_TEST
 START_TEST(test_order)
 {
 	static const struct test_ent unsorted[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(100, EROFS_FT_REG_FILE, "b"),
 		ENT(101, EROFS_FT_REG_FILE, "a"),
 	};
 	static const struct test_ent prefix[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(100, EROFS_FT_REG_FILE, "ab"),
 		ENT(101, EROFS_FT_REG_FILE, "a"),
 	};
 	static const struct test_ent dup[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(100, EROFS_FT_REG_FILE, "a"),
 		ENT(101, EROFS_FT_REG_FILE, "a"),
 	};
 	static const struct test_ent dots_first[] = {
 		ENT(100, EROFS_FT_REG_FILE, "!"),
 		ENT(101, EROFS_FT_REG_FILE, "-x"),
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		ENT(102, EROFS_FT_REG_FILE, "\xe9"),
 	};
 
@@ -311,8 +304,7 @@ START_TEST(test_name_lengths)
 {
 	static char n255[256], n256[257];
 	struct test_ent ents[] = {
-		ENT(10, EROFS_FT_DIR, "."),
-		ENT(3, EROFS_FT_DIR, ".."),
+		DOTS,
 		{ 100, EROFS_FT_REG_FILE, n255, 255 },
 		ENT(101, EROFS_FT_REG_FILE, "z"),
 	};
