@@ -609,39 +609,32 @@ static int select_emit_chain(struct selector *s, struct select_dir *parent)
  * Probes. A directory that may lead to a match but is descended after
  * siblings (walk_entry.later) would be handed on after them, out of
  * order, if it were kept until something below it is selected: its
- * subtree is scanned first, by names, to know. What a scan learns is
- * kept by nid, so that no directory is scanned twice for nothing: a
- * directory scanned whole without a match is barren (pruned when the walk
- * reaches it), those above a match are fertile.
+ * subtree is walked first, by the walker itself, to know. What a probe
+ * learns is kept by nid, so that no directory is walked twice for
+ * nothing: a directory walked whole without a match is barren (pruned
+ * when the walk reaches it), those above a match are fertile. What the
+ * probe's walk finds wrong is dropped: the walk reports it when it gets
+ * there, and the probe counts it as a match, for the walk to see.
  */
 enum select_scan {
-	SELECT_SEEN = 1, /* being scanned */
-	SELECT_BARREN,
+	SELECT_BARREN = 1,
 	SELECT_FERTILE,
 };
 
-/* A subdirectory a scan is still to go into. */
-struct probe_kid {
+/* A directory of a probe's walk, with the one it is in. */
+struct probe_dir {
 	uint64_t nid;
-	char *name;
-	uint8_t namelen;
-};
-
-/* A directory being scanned. */
-struct probe_frame {
-	uint64_t nid;
-	size_t pathlen;
-	unsigned int depth;
-	struct probe_kid *kids;
-	size_t nkids, cap, next;
+	struct probe_dir *up;
+	struct probe_dir *next_made; /* all a probe made, to free */
 };
 
 struct probe {
 	struct selector *s;
-	struct strbuf path; /* from the start of the walk */
-	struct probe_frame *frames;
-	size_t nframes, cap;
-	bool found; /* a match, or something the walk must see */
+	const struct walk_entry *top; /* the directory probed */
+	struct strbuf rel; /* an entry's path from the walk's start */
+	struct probe_dir *made;
+	const struct report *quiet; /* what the probe's walk found wrong */
+	bool found;
 };
 
 static uint8_t select_probed(const struct selector *s, uint64_t nid)
@@ -662,178 +655,142 @@ static int select_mark(struct selector *s, uint64_t nid, uint8_t state)
 	return 0;
 }
 
-/* The path of an entry, name, in the directory whose path is len long. */
-static void probe_path(struct strbuf *sb, size_t len, const char *name,
-		       size_t namelen)
+/* Every directory from d up is above a match. */
+static int probe_found(struct probe *p, const struct probe_dir *d)
 {
-	sb->len = len;
-	if (len)
-		sb_addc(sb, '/');
-	sb_add(sb, name, namelen);
-}
-
-static int probe_add_kid(struct probe_frame *f, const struct erofs_dirent *de)
-{
-	struct probe_kid *k;
-
-	if (ARRAY_GROW(f->kids, f->cap, f->nkids + 1, 8))
-		return -ENOMEM;
-	k = &f->kids[f->nkids];
-	k->name = strndup(de->name, de->namelen);
-	if (!k->name)
-		return -ENOMEM;
-	k->nid = de->nid;
-	k->namelen = de->namelen;
-	f->nkids++;
-	return 0;
-}
-
-static int probe_dirent(void *arg, const struct erofs_dirent *de)
-{
-	struct probe *p = arg;
-	struct probe_frame *f = &p->frames[p->nframes - 1];
-	struct erofs_inode inode = { 0 };
-	struct walk_entry e = { 0 };
-	enum select_verdict v;
 	int ret = 0;
 
-	/* without a type, only the walk can tell */
-	if (de->file_type == EROFS_FT_UNKNOWN) {
-		p->found = true;
-		return 1;
-	}
-	probe_path(&p->path, f->pathlen, de->name, de->namelen);
-	if (p->path.failed)
-		return -ENOMEM;
-	inode.mode = de->file_type == EROFS_FT_DIR ? S_IFDIR : S_IFREG;
-	e.rel = p->path.s;
-	e.rellen = p->path.len;
-	e.name = e.rel + e.rellen - de->namelen;
-	e.namelen = de->namelen;
-	e.inode = &inode;
-	e.depth = f->depth + 1;
-	v = select_judge(p->s->rules, &e, false, false);
-	if (v == SELECT_YES) {
-		p->found = true;
-		ret = 1;
-	} else if (v == SELECT_MAYBE) {
-		ret = probe_add_kid(f, de);
-	}
-	return ret;
+	p->found = true;
+	for (; d && !ret; d = d->up)
+		ret = select_mark(p->s, d->nid, SELECT_FERTILE);
+	return ret ? ret : -ECANCELED;
 }
 
 /*
- * Scan directory inode at depth, whose path is in p->path: judge its
- * entries, keep the subdirectories that may lead to a match. What cannot
- * be read is left for the walk to report: the scan then counts as found.
+ * Judge entry e of the probe's walk as the walk will judge it: a verdict,
+ * or -ENOMEM.
  */
-static int probe_push(struct probe *p, const struct erofs_inode *inode,
-		      unsigned int depth)
+static int probe_judge(struct probe *p, const struct walk_entry *e)
 {
-	struct erofs_ctx *ctx = p->s->ctx;
-	struct probe_frame *f;
-	int ret;
+	const struct walk_entry *top = p->top;
+	struct walk_entry le = *e;
 
-	if (depth >= WALK_MAX_DEPTH) {
-		p->found = true;
-		return 0;
-	}
-	if (ARRAY_GROW(p->frames, p->cap, p->nframes + 1, 16))
+	sb_reset(&p->rel);
+	sb_add(&p->rel, top->rel, top->rellen);
+	if (top->rellen)
+		sb_addc(&p->rel, '/');
+	sb_add(&p->rel, e->rel, e->rellen);
+	if (p->rel.failed)
 		return -ENOMEM;
-	f = &p->frames[p->nframes++];
-	memset(f, 0, sizeof(*f));
-	f->nid = inode->nid;
-	f->pathlen = p->path.len;
-	f->depth = depth;
-	ret = select_mark(p->s, inode->nid, SELECT_SEEN);
-	if (!ret)
-		ret = erofs_dir_iterate(ctx, inode, EROFS_NO_NID, probe_dirent,
-					p);
-	if (ret < 0)
-		erofs_err_drop(erofs_ctx_err(ctx));
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret < 0)
-		p->found = true;
+	le.rel = p->rel.s;
+	le.rellen = p->rel.len;
+	le.name = le.rel + le.rellen - e->namelen;
+	le.depth = top->depth + e->depth;
+	return select_judge(p->s->rules, &le, false, false);
+}
+
+static int probe_entry(void *arg, const struct walk_entry *e, void **dir_state)
+{
+	struct probe *p = arg;
+	struct probe_dir *d;
+	int v = SELECT_MAYBE;
+
+	if (p->quiet->errors)
+		return probe_found(p, e->parent);
+	if (e->depth) {
+		if (S_ISDIR(e->inode->mode))
+			switch (select_probed(p->s, e->nid)) {
+			case SELECT_BARREN:
+				return WALK_SKIP;
+			case SELECT_FERTILE:
+				return probe_found(p, e->parent);
+			}
+		if (p->top->depth + e->depth >= WALK_MAX_DEPTH)
+			return probe_found(p, e->parent);
+		v = probe_judge(p, e);
+	}
+	if (v < 0)
+		return v;
+	if (v == SELECT_YES)
+		return probe_found(p, e->parent);
+	if (!S_ISDIR(e->inode->mode))
+		return 0;
+	if (v != SELECT_MAYBE)
+		return WALK_SKIP;
+	d = malloc(sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->nid = e->nid;
+	d->up = e->parent;
+	d->next_made = p->made;
+	p->made = d;
+	*dir_state = d;
 	return 0;
 }
 
-static void probe_pop(struct probe *p)
+/* A directory walked whole: nothing below it matched, nothing failed. */
+static int probe_dir_done(void *arg, const struct walk_entry *e,
+			  void *dir_state)
 {
-	struct probe_frame *f = &p->frames[--p->nframes];
-	size_t i;
+	struct probe *p = arg;
 
-	for (i = 0; i < f->nkids; i++)
-		free(f->kids[i].name);
-	free(f->kids);
-}
-
-/* Go into the next subdirectory of the top frame, or finish the frame. */
-static int probe_step(struct probe *p)
-{
-	struct probe_frame *f = &p->frames[p->nframes - 1];
-	struct erofs_ctx *ctx = p->s->ctx;
-	struct erofs_inode inode;
-	struct probe_kid *k;
-	int ret;
-
-	if (f->next == f->nkids) {
-		ret = select_mark(p->s, f->nid, SELECT_BARREN);
-		probe_pop(p);
-		return ret;
-	}
-	k = &f->kids[f->next++];
-	switch (select_probed(p->s, k->nid)) {
-	case SELECT_FERTILE:
-		p->found = true;
-		/* fall through */
-	case SELECT_SEEN:
-	case SELECT_BARREN:
+	if (!dir_state)
 		return 0;
-	}
-	probe_path(&p->path, f->pathlen, k->name, k->namelen);
-	if (p->path.failed)
-		return -ENOMEM;
-	ret = erofs_read_inode(ctx, k->nid, &inode);
-	/* the walk reads the inode again, and reports what fails */
-	if (ret < 0)
-		erofs_err_drop(erofs_ctx_err(ctx));
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret < 0 || !S_ISDIR(inode.mode)) {
-		p->found = true;
-		return 0;
-	}
-	return probe_push(p, &inode, f->depth + 1);
+	if (p->quiet->errors)
+		return probe_found(p, dir_state);
+	return select_mark(p->s, e->nid, SELECT_BARREN);
 }
 
 /*
  * Whether something below directory e, which may lead to a match, is
  * selected: 1, 0, or a negative errno. Only a directory descended after
- * siblings is scanned; the others are kept until the walk knows.
+ * siblings is walked ahead; the others are kept until the walk knows.
  */
 static int select_leads(struct selector *s, const struct walk_entry *e)
 {
-	struct probe p = { .s = s, .path = STRBUF_INIT };
+	struct report quiet;
+	struct probe p = {
+		.s = s, .top = e, .rel = STRBUF_INIT, .quiet = &quiet
+	};
+	const struct walk_visitor v = { probe_entry, probe_dir_done, &p };
+	struct walk_opts opts = {
+		.start_nid = e->nid,
+		.start_parent = e->parent_nid,
+		.max_depth = WALK_MAX_DEPTH,
+	};
 	uint8_t state = select_probed(s, e->nid);
+	struct report_slot dropped;
+	struct walk_stats stats;
+	char *base;
 	int ret;
 
 	if (state == SELECT_BARREN)
 		return 0;
 	if (!e->later || state == SELECT_FERTILE)
 		return 1;
-	sb_add(&p.path, e->rel, e->rellen);
-	ret = p.path.failed ? -ENOMEM : probe_push(&p, e->inode, e->depth);
-	while (!ret && !p.found && p.nframes)
-		ret = probe_step(&p);
-	while (p.nframes) {
-		if (!ret && p.found)
-			ret = select_mark(s, p.frames[p.nframes - 1].nid,
-					  SELECT_FERTILE);
-		probe_pop(&p);
+	base = strndup(e->path, e->pathlen);
+	if (!base)
+		return -ENOMEM;
+	opts.base = base;
+	report_slot_init(&dropped);
+	report_init(&quiet, "", 0);
+	report_hold(&quiet, &dropped);
+	ret = walk_tree(s->ctx, &quiet, &opts, &v, &stats);
+	/* what stopped the probe's walk but memory and signals, the walk meets */
+	if (ret == -ECANCELED ||
+	    (ret != -ENOMEM && ret != -EINTR && (ret < 0 || quiet.errors))) {
+		p.found = true;
+		ret = 0;
 	}
-	free(p.frames);
-	sb_release(&p.path);
+	report_discard(&quiet);
+	free(base);
+	while (p.made) {
+		struct probe_dir *d = p.made;
+
+		p.made = d->next_made;
+		free(d);
+	}
+	sb_release(&p.rel);
 	return ret < 0 ? ret : p.found;
 }
 

@@ -19,8 +19,9 @@
  * entry below it, never when nothing below it is selected. One whose
  * children come after siblings extending its name ("a" beside "a.c",
  * walk.h) must be handed on at its place, for paths to stay in order: its
- * subtree is scanned ahead, by names, to know whether it leads to a
- * match. A directory that cannot lead to one is not walked.
+ * subtree is walked ahead (walk_tree(), its problems left for the walk to
+ * report) to know whether it leads to a match. A directory that cannot
+ * lead to one is not walked.
  *
  * Of a hard-linked inode, the first selected name carries its data.
  */
@@ -101,14 +102,14 @@ struct selector {
 	struct erofs_ctx *ctx; /* the walker's */
 	struct walk_visitor inner;
 	struct nidset emitted; /* non-directories handed on */
-	struct nidmap probed; /* nid -> what a scan learnt */
+	struct nidmap probed; /* nid -> what a walk ahead learnt */
 	struct select_dir *dirs; /* walked directories not done */
 	uint64_t entries; /* entries handed on */
 };
 
 /*
  * Make v, the visitor to give walk_tree(), filtering what goes to inner;
- * ctx is the walker's, to scan ahead.
+ * ctx is the walker's, to walk ahead.
  */
 void select_start(struct selector *s, struct select_rules *r,
 		  struct erofs_ctx *ctx, const struct walk_visitor *inner,

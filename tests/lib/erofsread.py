@@ -107,12 +107,19 @@ class Image:
         block, maxsize = self.dir_blocks(self.root())[0]
         return block, self.dirents(block, maxsize)
 
-    def lookup(self, name):
-        for block, maxsize in self.dir_blocks(self.root()):
+    def lookup(self, path):
+        """the inode at path (bytes, names apart by '/') from the root"""
+        inode = self.root()
+        for name in path.split(b"/"):
+            inode = self.child(inode, name, path)
+        return inode
+
+    def child(self, inode, name, path):
+        for block, maxsize in self.dir_blocks(inode):
             for ent in self.dirents(block, maxsize):
                 if ent["name"] == name:
                     return Inode(self, ent["nid"])
-        raise LookupError("%s: no /%s" % (self.name, name.decode()))
+        raise LookupError("%s: no /%s" % (self.name, path.decode()))
 
 
 class CompressedMap:

@@ -158,6 +158,25 @@ case_ "--files-from, a missing path below a directory scanned ahead" 8 "." \
 	--files-from="$scratch/names" "$img"
 : >"$scratch/names"
 case_ "--files-from, an empty list" 0 "." --files-from="$scratch/names" "$img"
+
+# a/sub damaged (its inode's layout 7, which no layout is): the scan ahead
+# of a leaves it to the walk, which reports it, match below a or not
+"$PYTHON3" - "$srcdir/lib" "$img" "$scratch/bad.erofs" <<'EOF' || exit 99
+import sys
+sys.path.insert(0, sys.argv[1])
+import erofsread
+from erofstest import read_file, write_file
+img = erofsread.Image("sel", read_file(sys.argv[2]))
+inode = img.lookup(b"a/sub")
+layout7 = (inode.format & ~0xE) | (7 << 1)
+write_file(sys.argv[3], erofsread.edit(img, erofsread.put("<H", inode.pos,
+                                                          layout7)))
+EOF
+for inc in y.h keep.c nothing; do
+	run_fsck "$out" "$err" --list --include="$inc" "$scratch/bad.erofs"
+	tap_status "--include=$inc, a damaged directory below one scanned ahead" \
+		4 $? '/a/sub: nid [0-9]*, offset [0-9]*: unknown data layout 7'
+done
 got=$(printf 'b/keep.c\n' | "$FSCK" --list --files-from=- "$img" 2>"$err" |
 	awk '{ print $6 }')
 if [ "$got" = "$(printf '.\nb\nb/keep.c')" ]; then
