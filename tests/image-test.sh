@@ -47,8 +47,6 @@ for opt in $extra; do
 	esac
 	opts+=("$opt")
 done
-out=$scratch/out
-err=$scratch/err
 
 run_fsck "$out" "$err" "${opts[@]}" "$image"
 status=$?

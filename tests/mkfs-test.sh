@@ -12,15 +12,8 @@ set -u
 
 FIELDS=1,2,3,4,5,6,8,9,10,11
 
-mkfs=${MKFS_EROFS:-$(command -v mkfs.erofs || echo /usr/sbin/mkfs.erofs)}
-if [ ! -x "$mkfs" ]; then
-	echo "SKIP: mkfs.erofs not installed (Debian package erofs-utils)"
-	exit 77
-fi
-if ! command -v "$PYTHON3" >/dev/null; then
-	echo "SKIP: python3 not found"
-	exit 77
-fi
+need_mkfs
+need_tools "$PYTHON3"
 
 name=$(basename "$1" .mkfs)
 read -r -a mkfs_opts <<<"$(grep -v '^#' "$1" | tr '\n' ' ')"
@@ -29,8 +22,6 @@ echo "mkfs options: ${mkfs_opts[*]:-(none)}"
 make_scratch
 tree=$scratch/tree
 image=$scratch/$name.erofs
-out=$scratch/out
-err=$scratch/err
 "$PYTHON3" "$srcdir/lib/gentree.py" "$tree" || exit 99
 if ! "$mkfs" --quiet "${mkfs_opts[@]}" -T1700000000 \
 		-U 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 "$image" "$tree" \

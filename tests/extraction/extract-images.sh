@@ -46,7 +46,6 @@ else
 	echo "# cannot mount a tmpfs: extracting to $mnt"
 fi
 out=$mnt/out
-err=$scratch/err
 
 # kernel_mount IMAGE BLKSZ OPTION...: mount IMAGE read-only on $kmnt
 kernel_mount()

@@ -293,7 +293,6 @@ else
 fi
 
 # deep tree, few descriptors
-mkfs=${MKFS_EROFS:-$(command -v mkfs.erofs || echo /usr/sbin/mkfs.erofs)}
 if [ -x "$mkfs" ]; then
 	tree=$scratch/deep
 	"$PYTHON3" - "$tree" <<'EOF'

@@ -30,7 +30,6 @@ xroot=$(mktemp -d /dev/shm/erofs-jobs.XXXXXX 2>/dev/null) || xroot=$scratch
 trap 'rm -rf "$scratch" "$xroot"' EXIT
 damaged="lz4hc-default.erofs lzma-default.erofs deflate-default.erofs
 zstd-c64k.erofs lz4hc-fragments.erofs deflate-48bit-c32k.erofs"
-mkfs=${MKFS_EROFS:-$(command -v mkfs.erofs || echo /usr/sbin/mkfs.erofs)}
 
 # damage SRC DEST FROM STEP: overwrite 64 bytes every STEP bytes from the
 # fraction FROM of the image on

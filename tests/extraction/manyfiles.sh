@@ -25,15 +25,8 @@ NFILES=50000
 NDIRS=100
 HEADROOM_KIB=3072
 
-mkfs=${MKFS_EROFS:-$(command -v mkfs.erofs || echo /usr/sbin/mkfs.erofs)}
-if [ ! -x "$mkfs" ]; then
-	echo "1..0 # SKIP mkfs.erofs not installed (Debian package erofs-utils)"
-	exit 77
-fi
-if ! command -v "$PYTHON3" >/dev/null; then
-	echo "1..0 # SKIP python3 not found"
-	exit 77
-fi
+need_mkfs
+need_tools "$PYTHON3"
 sanitized=
 if nm "$FSCK" 2>/dev/null | grep -q '__asan_init\|__tsan_init\|__msan_init' ||
 		ldd "$FSCK" 2>/dev/null | grep -q 'libasan\|libtsan'; then

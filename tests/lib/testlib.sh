@@ -81,6 +81,16 @@ show()
 }
 
 # need_tools TOOL...: skip the whole test (exit 77) unless each is there.
+# The mkfs.erofs that builds test images: MKFS_EROFS, else the one on the
+# PATH or in /usr/sbin. need_mkfs skips the test when there is none.
+mkfs=${MKFS_EROFS:-$(command -v mkfs.erofs || echo /usr/sbin/mkfs.erofs)}
+need_mkfs()
+{
+	[ -x "$mkfs" ] && return
+	echo "1..0 # SKIP mkfs.erofs not installed (Debian package erofs-utils)"
+	exit 77
+}
+
 need_tools()
 {
 	local tool
