@@ -12,72 +12,79 @@
 #include "unit.h"
 #include "walk/select.h"
 
-static void add(struct select_rules *r, const char *pat, bool exclude)
-{
-	ck_assert_int_eq(select_add_pattern(r, pat, exclude), 0);
-}
-
 static void takes(const struct select_rules *r, const char *path, bool want)
 {
 	ck_assert_msg(select_takes(r, path) == want, "%s: %s, want %s", path,
 		      want ? "left out" : "taken", want ? "taken" : "left out");
 }
 
-START_TEST(test_nothing_given_takes_all)
+/* Each of the words of list, apart by spaces, to fn. */
+static void each_word(const char *list, void (*fn)(void *, const char *),
+		      void *arg)
+{
+	char *words = strdup(list), *save = NULL, *w;
+
+	ck_assert_ptr_nonnull(words);
+	for (w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		fn(arg, w);
+	free(words);
+}
+
+static void add_word(void *r, const char *word)
+{
+	ck_assert_int_eq(select_add_pattern(r, word + 1, *word == '-'), 0);
+}
+
+static void taken_word(void *r, const char *path)
+{
+	takes(r, path, true);
+}
+
+static void left_word(void *r, const char *path)
+{
+	takes(r, path, false);
+}
+
+/*
+ * The rules of pats ("+P" includes P, "-P" excludes it) take every path
+ * of taken and none of left; each list's words apart by spaces.
+ */
+static void rules_take(const char *pats, const char *taken, const char *left)
 {
 	struct select_rules r = SELECT_RULES_INIT;
 
-	ck_assert(!select_active(&r));
-	takes(&r, "a", true);
-	takes(&r, "d/e/f", true);
+	each_word(pats, add_word, &r);
+	ck_assert(select_active(&r) == (*pats != '\0'));
+	each_word(taken, taken_word, &r);
+	each_word(left, left_word, &r);
 	select_rules_fini(&r);
+}
+
+START_TEST(test_nothing_given_takes_all)
+{
+	rules_take("", "a d/e/f", "");
 }
 END_TEST
 
 /* A name without '/' matches any component: the subtree comes too. */
 START_TEST(test_name_any_component)
 {
-	struct select_rules r = SELECT_RULES_INIT;
-
-	add(&r, "*.c", false);
-	ck_assert(select_active(&r));
-	takes(&r, "a.c", true);
-	takes(&r, "d/e/b.c", true);
-	takes(&r, "d/e/b.h", false);
-	takes(&r, "x.c/inner", true);
-	select_rules_fini(&r);
+	rules_take("+*.c", "a.c d/e/b.c x.c/inner", "d/e/b.h");
 }
 END_TEST
 
 /* A pattern with '/' matches the whole path from the start. */
 START_TEST(test_path_from_start)
 {
-	struct select_rules r = SELECT_RULES_INIT;
-
-	add(&r, "d/e", false);
-	takes(&r, "d/e", true);
-	takes(&r, "d/e/f/g", true);
-	takes(&r, "x/d/e", false);
-	takes(&r, "d", false);
-	select_rules_fini(&r);
+	rules_take("+d/e", "d/e d/e/f/g", "x/d/e d");
 }
 END_TEST
 
 /* '/' and "./" only anchor a name at the start, as tar users write. */
 START_TEST(test_anchors)
 {
-	struct select_rules r = SELECT_RULES_INIT;
-	struct select_rules dot = SELECT_RULES_INIT;
-
-	add(&r, "/e", false);
-	takes(&r, "e", true);
-	takes(&r, "e/f", true);
-	takes(&r, "d/e", false);
-	add(&dot, "./d/e", false);
-	takes(&dot, "d/e/f", true);
-	takes(&dot, "x/d/e", false);
-	select_rules_fini(&r);
-	select_rules_fini(&dot);
+	rules_take("+/e", "e e/f", "d/e");
+	rules_take("+./d/e", "d/e/f", "x/d/e");
 }
 END_TEST
 
@@ -86,49 +93,27 @@ START_TEST(test_trailing_slash_dirs_only)
 {
 	struct select_rules r = SELECT_RULES_INIT;
 
-	add(&r, "e/", true);
+	ck_assert_int_eq(select_add_pattern(&r, "e/", true), 0);
 	ck_assert(select_excluded(&r, "d/e", "e", true));
 	ck_assert(!select_excluded(&r, "d/e", "e", false));
-	/* a directory on the way is a directory */
-	takes(&r, "d/e/f", false);
-	takes(&r, "d/e", true);
 	select_rules_fini(&r);
+	/* a directory on the way is a directory */
+	rules_take("-e/", "d/e", "d/e/f");
 }
 END_TEST
 
 /* '*' never crosses '/'; "**" takes any number of directories. */
 START_TEST(test_star_and_globstar)
 {
-	struct select_rules star = SELECT_RULES_INIT;
-	struct select_rules globstar = SELECT_RULES_INIT;
-
-	add(&star, "d/*/z", false);
-	takes(&star, "d/a/z", true);
-	takes(&star, "d/a/b/z", false);
-	takes(&star, "d/z", false);
-	add(&globstar, "d/**/z", false);
-	takes(&globstar, "d/z", true);
-	takes(&globstar, "d/a/z", true);
-	takes(&globstar, "d/a/b/c/z", true);
-	takes(&globstar, "d/a/b/c/y", false);
-	takes(&globstar, "e/a/z", false);
-	select_rules_fini(&star);
-	select_rules_fini(&globstar);
+	rules_take("+d/*/z", "d/a/z", "d/a/b/z d/z");
+	rules_take("+d/**/z", "d/z d/a/z d/a/b/c/z", "d/a/b/c/y e/a/z");
 }
 END_TEST
 
 /* Exclude wins over include, and takes the subtree with it. */
 START_TEST(test_exclude_wins)
 {
-	struct select_rules r = SELECT_RULES_INIT;
-
-	add(&r, "d", false);
-	add(&r, "d/e", true);
-	takes(&r, "d/x", true);
-	takes(&r, "d/e", false);
-	takes(&r, "d/e/f", false);
-	takes(&r, "other", false);
-	select_rules_fini(&r);
+	rules_take("+d -d/e", "d/x", "d/e d/e/f other");
 }
 END_TEST
 
@@ -161,13 +146,8 @@ START_TEST(test_files_from_lines)
 	ck_assert_int_eq(select_read_names(&r, path, false, &line), 0);
 	unlink(path);
 	ck_assert(select_active(&r));
-	takes(&r, "d/e", true);
-	takes(&r, "d/e/below", true);
-	takes(&r, "d", false);
-	takes(&r, "lit*eral", true);
-	takes(&r, "literal", false);
-	takes(&r, "abs/x", true);
-	takes(&r, "abs/y", false);
+	each_word("d/e d/e/below lit*eral abs/x", taken_word, &r);
+	each_word("d literal abs/y", left_word, &r);
 	select_rules_fini(&r);
 }
 END_TEST
