@@ -60,35 +60,37 @@ static void rules_take(const char *pats, const char *taken, const char *left)
 	select_rules_fini(&r);
 }
 
-START_TEST(test_nothing_given_takes_all)
+/* The rules of pats take every path of taken and none of left. */
+static const struct rule_case {
+	const char *pats, *taken, *left;
+} rule_cases[] = {
+	/* nothing given takes all */
+	{ "", "a d/e/f", "" },
+	/* a name without '/' matches any component: the subtree comes too */
+	{ "+*.c", "a.c d/e/b.c x.c/inner", "d/e/b.h" },
+	/* a pattern with '/' matches the whole path from the start */
+	{ "+d/e", "d/e d/e/f/g", "x/d/e d" },
+	/* '/' and "./" only anchor a name at the start, as tar users write */
+	{ "+/e", "e e/f", "d/e" },
+	{ "+./d/e", "d/e/f", "x/d/e" },
+	/* a trailing '/' matches directories only: those on the way too */
+	{ "-e/", "d/e", "d/e/f" },
+	/* '*' never crosses '/'; "**" takes any number of directories */
+	{ "+d/*/z", "d/a/z", "d/a/b/z d/z" },
+	{ "+d/**/z", "d/z d/a/z d/a/b/c/z", "d/a/b/c/y e/a/z" },
+	/* exclude wins over include, and takes the subtree with it */
+	{ "+d -d/e", "d/x", "d/e d/e/f other" },
+};
+
+START_TEST(test_rules)
 {
-	rules_take("", "a d/e/f", "");
+	const struct rule_case *c = &rule_cases[_i];
+
+	rules_take(c->pats, c->taken, c->left);
 }
 END_TEST
 
-/* A name without '/' matches any component: the subtree comes too. */
-START_TEST(test_name_any_component)
-{
-	rules_take("+*.c", "a.c d/e/b.c x.c/inner", "d/e/b.h");
-}
-END_TEST
-
-/* A pattern with '/' matches the whole path from the start. */
-START_TEST(test_path_from_start)
-{
-	rules_take("+d/e", "d/e d/e/f/g", "x/d/e d");
-}
-END_TEST
-
-/* '/' and "./" only anchor a name at the start, as tar users write. */
-START_TEST(test_anchors)
-{
-	rules_take("+/e", "e e/f", "d/e");
-	rules_take("+./d/e", "d/e/f", "x/d/e");
-}
-END_TEST
-
-/* A trailing '/' matches directories only. */
+/* A trailing '/' is for directories, whatever the path says. */
 START_TEST(test_trailing_slash_dirs_only)
 {
 	struct select_rules r = SELECT_RULES_INIT;
@@ -97,23 +99,6 @@ START_TEST(test_trailing_slash_dirs_only)
 	ck_assert(select_excluded(&r, "d/e", "e", true));
 	ck_assert(!select_excluded(&r, "d/e", "e", false));
 	select_rules_fini(&r);
-	/* a directory on the way is a directory */
-	rules_take("-e/", "d/e", "d/e/f");
-}
-END_TEST
-
-/* '*' never crosses '/'; "**" takes any number of directories. */
-START_TEST(test_star_and_globstar)
-{
-	rules_take("+d/*/z", "d/a/z", "d/a/b/z d/z");
-	rules_take("+d/**/z", "d/z d/a/z d/a/b/c/z", "d/a/b/c/y e/a/z");
-}
-END_TEST
-
-/* Exclude wins over include, and takes the subtree with it. */
-START_TEST(test_exclude_wins)
-{
-	rules_take("+d -d/e", "d/x", "d/e d/e/f other");
 }
 END_TEST
 
@@ -176,9 +161,8 @@ END_TEST
 
 UNIT_MAIN("select", NULL,
 	  { "rules",
-	    .tests = UNIT_TESTS(test_nothing_given_takes_all,
-				test_name_any_component, test_path_from_start,
-				test_anchors, test_trailing_slash_dirs_only,
-				test_star_and_globstar, test_exclude_wins,
+	    .tests = UNIT_TESTS(test_trailing_slash_dirs_only,
 				test_patterns_refused, test_files_from_lines,
-				test_files_from_null) })
+				test_files_from_null),
+	    .loops = UNIT_LOOPS({ test_rules, sizeof(rule_cases) /
+						      sizeof(rule_cases[0]) }) })
