@@ -15,11 +15,9 @@
 #define AVB_TAG_HASHTREE 1
 #define AVB_HASHTREE_FIXED 180 /* the descriptor before its name */
 
-static int avb_bad(struct erofs_err *err, int code, uint64_t at,
-		   const char *what)
-{
-	return erofs_error(err, code, EROFS_NO_NID, at, "AVB %s", what);
-}
+/* A problem of the footer or vbmeta: the prefix joins fmt when compiled. */
+#define avb_bad(err, code, at, fmt, ...) \
+	erofs_error(err, code, EROFS_NO_NID, at, "AVB " fmt, ##__VA_ARGS__)
 
 /* The footer's vbmeta, read whole into *vbmeta (vbmeta_size bytes). */
 static int avb_read_footer(const struct erofs_source *src, uint8_t **vbmeta,
@@ -29,7 +27,6 @@ static int avb_read_footer(const struct erofs_source *src, uint8_t **vbmeta,
 {
 	uint64_t size = erofs_source_size(src), at = size - AVB_FOOTER_SIZE;
 	uint8_t f[AVB_FOOTER_SIZE];
-	char msg[200];
 	int ret;
 
 	if (size < AVB_FOOTER_SIZE)
@@ -40,22 +37,21 @@ static int avb_read_footer(const struct erofs_source *src, uint8_t **vbmeta,
 	if (memcmp(f, "AVBf", 4))
 		return 0;
 	if (erofs_get_be32(f + 4) != 1) {
-		snprintf(msg, sizeof(msg), "footer: version %u.%u, not 1.x",
-			 erofs_get_be32(f + 4), erofs_get_be32(f + 8));
-		return avb_bad(err, -EOPNOTSUPP, at, msg);
+		return avb_bad(err, -EOPNOTSUPP, at,
+			       "footer: version %u.%u, not 1.x",
+			       erofs_get_be32(f + 4), erofs_get_be32(f + 8));
 	}
 	out->vbmeta_offset = erofs_get_be64(f + 20);
 	*vbmeta_size = erofs_get_be64(f + 28);
 	if (*vbmeta_size < AVB_VBMETA_HEADER_SIZE ||
 	    *vbmeta_size > AVB_VBMETA_MAX || out->vbmeta_offset > at ||
 	    *vbmeta_size > at - out->vbmeta_offset) {
-		snprintf(
-			msg, sizeof(msg),
+		return avb_bad(
+			err, -EFSCORRUPTED, at,
 			"footer: vbmeta of %llu bytes at byte %llu, not within the %llu bytes before the footer (and at most %u)",
 			(unsigned long long)*vbmeta_size,
 			(unsigned long long)out->vbmeta_offset,
 			(unsigned long long)at, AVB_VBMETA_MAX);
-		return avb_bad(err, -EFSCORRUPTED, at, msg);
 	}
 	*vbmeta = malloc(*vbmeta_size);
 	if (!*vbmeta)
@@ -73,18 +69,18 @@ static int avb_parse_hashtree(const uint8_t *d, uint64_t len, uint64_t at,
 			      struct erofs_err *err)
 {
 	struct erofs_verity_info *i = &out->params;
-	uint64_t image_size = erofs_get_be64(d + 20);
 	uint32_t name_len, salt_len, root_len;
-	char msg[240];
+	uint64_t image_size;
 
 	if (len < AVB_HASHTREE_FIXED)
 		return avb_bad(err, -EFSCORRUPTED, at,
 			       "hashtree descriptor: shorter than its fields");
+	image_size = erofs_get_be64(d + 20);
 	if (erofs_get_be32(d + 16) != 1) {
-		snprintf(msg, sizeof(msg),
-			 "hashtree descriptor: dm-verity version %u, not 1",
-			 erofs_get_be32(d + 16));
-		return avb_bad(err, -EOPNOTSUPP, at, msg);
+		return avb_bad(
+			err, -EOPNOTSUPP, at,
+			"hashtree descriptor: dm-verity version %u, not 1",
+			erofs_get_be32(d + 16));
 	}
 	out->tree_offset = erofs_get_be64(d + 28);
 	out->tree_size = erofs_get_be64(d + 36);
@@ -99,23 +95,21 @@ static int avb_parse_hashtree(const uint8_t *d, uint64_t len, uint64_t at,
 	if (salt_len > EROFS_VERITY_SALT_MAX || root_len > EROFS_DIGEST_MAX ||
 	    (uint64_t)name_len + salt_len + root_len >
 		    len - AVB_HASHTREE_FIXED) {
-		snprintf(
-			msg, sizeof(msg),
+		return avb_bad(
+			err, -EFSCORRUPTED, at,
 			"hashtree descriptor: a name of %u bytes, a salt of %u and a root digest of %u do not fit its %llu bytes",
 			name_len, salt_len, root_len, (unsigned long long)len);
-		return avb_bad(err, -EFSCORRUPTED, at, msg);
 	}
 	if (!i->data_block_size || image_size % i->data_block_size ||
 	    out->tree_offset < image_size || out->tree_offset > part_size ||
 	    out->tree_size > part_size - out->tree_offset) {
-		snprintf(
-			msg, sizeof(msg),
+		return avb_bad(
+			err, -EFSCORRUPTED, at,
 			"hashtree descriptor: %llu bytes of data in blocks of %u, a tree of %llu bytes at byte %llu: not within the partition's %llu bytes, after the data",
 			(unsigned long long)image_size, i->data_block_size,
 			(unsigned long long)out->tree_size,
 			(unsigned long long)out->tree_offset,
 			(unsigned long long)part_size);
-		return avb_bad(err, -EFSCORRUPTED, at, msg);
 	}
 	i->data_blocks = image_size / i->data_block_size;
 	d += AVB_HASHTREE_FIXED;
@@ -140,26 +134,24 @@ static int avb_find_descriptor(const uint8_t *vb, uint64_t size,
 	uint64_t off = erofs_get_be64(vb + 96), len = erofs_get_be64(vb + 104);
 	uint64_t at = out->vbmeta_offset, pos, tag, n;
 	const uint8_t *d;
-	char msg[200];
 
 	if (memcmp(vb, "AVB0", 4))
 		return avb_bad(
 			err, -EFSCORRUPTED, at,
 			"vbmeta: no \"AVB0\" magic where the footer points");
 	if (erofs_get_be32(vb + 4) != 1) {
-		snprintf(msg, sizeof(msg), "vbmeta: version %u, not 1.x",
-			 erofs_get_be32(vb + 4));
-		return avb_bad(err, -EOPNOTSUPP, at, msg);
+		return avb_bad(err, -EOPNOTSUPP, at,
+			       "vbmeta: version %u, not 1.x",
+			       erofs_get_be32(vb + 4));
 	}
 	size -= AVB_VBMETA_HEADER_SIZE;
 	if (auth > size || aux > size - auth || off > aux || len > aux - off) {
-		snprintf(
-			msg, sizeof(msg),
+		return avb_bad(
+			err, -EFSCORRUPTED, at,
 			"vbmeta: blocks of %llu and %llu bytes, descriptors of %llu at %llu, not within its %llu bytes",
 			(unsigned long long)auth, (unsigned long long)aux,
 			(unsigned long long)len, (unsigned long long)off,
 			(unsigned long long)size + AVB_VBMETA_HEADER_SIZE);
-		return avb_bad(err, -EFSCORRUPTED, at, msg);
 	}
 	out->signed_vbmeta = erofs_get_be32(vb + 28) != 0;
 	d = vb + AVB_VBMETA_HEADER_SIZE + auth + off;

@@ -147,6 +147,16 @@ def vbmeta_kinds(tmp, raw):
     tap(rc == 0 and "dm-verity" not in err and not crashed(err),
         "a footer with no hashtree descriptor: no tree to check",
         ["exit %d" % rc, err[-400:]])
+    # a hashtree descriptor of 8 bytes, its end the vbmeta's end: none of
+    # its fields is read before its length is known to hold them
+    vb = avbimg.vbmeta([avbimg.descriptor(2, bytes(24)),
+                        avbimg.descriptor(avbimg.TAG_HASHTREE, bytes(8))])
+    img = bytearray(data + vb + bytes(4096))
+    img[-64:] = avbimg.footer(len(raw), len(data), len(vb))
+    reported("a hashtree descriptor shorter than its fields, at the "
+             "vbmeta's end", (write_file(os.path.join(tmp, "short.img"),
+                                         img),), 4,
+             ["AVB hashtree descriptor: shorter than its fields"])
 
 
 def damaged(tmp, raw):
