@@ -32,12 +32,10 @@ static bool is_pow2(uint32_t x)
 	return x && !(x & (x - 1));
 }
 
-static int verity_bad(struct erofs_err *err, int code, uint64_t offset,
-		      const char *what)
-{
-	return erofs_error(err, code, EROFS_NO_NID, offset, "dm-verity %s",
-			   what);
-}
+/* A problem of the tree: the prefix joins fmt when this is compiled. */
+#define verity_bad(err, code, at, fmt, ...)                        \
+	erofs_error(err, code, EROFS_NO_NID, at, "dm-verity " fmt, \
+		    ##__VA_ARGS__)
 
 /* The digest of block (len bytes), salted as the tree's type says. */
 static void verity_digest(const struct erofs_verity *v, const uint8_t *block,
@@ -59,15 +57,14 @@ static int verity_parse_sb(struct erofs_verity *v, const uint8_t *sb,
 			   uint64_t at, struct erofs_err *err)
 {
 	struct erofs_verity_info *i = &v->info;
-	char msg[128];
 
 	if (memcmp(sb, VERITY_SIGNATURE, 8))
 		return verity_bad(err, -EINVAL, at,
 				  "superblock: no \"verity\" signature");
 	if (erofs_get32(sb + 8) != 1) {
-		snprintf(msg, sizeof(msg), "superblock: version %u, not 1",
-			 erofs_get32(sb + 8));
-		return verity_bad(err, -EOPNOTSUPP, at, msg);
+		return verity_bad(err, -EOPNOTSUPP, at,
+				  "superblock: version %u, not 1",
+				  erofs_get32(sb + 8));
 	}
 	i->hash_type = erofs_get32(sb + 12);
 	memcpy(i->algorithm, sb + 32, sizeof(i->algorithm));
@@ -77,9 +74,8 @@ static int verity_parse_sb(struct erofs_verity *v, const uint8_t *sb,
 	i->data_blocks = erofs_get64(sb + 72);
 	i->salt_size = erofs_get16(sb + 80);
 	if (i->salt_size > EROFS_VERITY_SALT_MAX) {
-		snprintf(msg, sizeof(msg), "superblock: salt of %u bytes",
-			 i->salt_size);
-		return verity_bad(err, -EINVAL, at, msg);
+		return verity_bad(err, -EINVAL, at,
+				  "superblock: salt of %u bytes", i->salt_size);
 	}
 	memcpy(i->salt, sb + 88, i->salt_size);
 	return 0;
@@ -90,20 +86,18 @@ static int verity_check_hash(struct erofs_verity *v, const char *where,
 			     struct erofs_err *err)
 {
 	struct erofs_verity_info *i = &v->info;
-	char msg[160];
 
 	if (i->hash_type > 1) {
-		snprintf(msg, sizeof(msg), "%s: hash type %u, not 0 or 1",
-			 where, i->hash_type);
-		return verity_bad(err, -EOPNOTSUPP, EROFS_NO_OFFSET, msg);
+		return verity_bad(err, -EOPNOTSUPP, EROFS_NO_OFFSET,
+				  "%s: hash type %u, not 0 or 1", where,
+				  i->hash_type);
 	}
 	v->alg = erofs_digest_by_name(i->algorithm);
 	if (v->alg == EROFS_DIGEST_NONE) {
-		snprintf(
-			msg, sizeof(msg),
+		return verity_bad(
+			err, -EOPNOTSUPP, EROFS_NO_OFFSET,
 			"%s: hash algorithm \"%.31s\"; this build checks sha1, sha256 and sha512",
 			where, i->algorithm);
-		return verity_bad(err, -EOPNOTSUPP, EROFS_NO_OFFSET, msg);
 	}
 	v->digest_size = erofs_digest_size(v->alg);
 	return 0;
@@ -132,26 +126,24 @@ static int verity_geometry(struct erofs_verity *v, const char *where,
 	struct erofs_verity_info *i = &v->info;
 	uint64_t blocks = i->data_blocks, per, pos;
 	unsigned int l;
-	char msg[160];
 
 	if (!is_pow2(i->data_block_size) || i->data_block_size < 512 ||
 	    i->data_block_size > 65536 || !is_pow2(i->hash_block_size) ||
 	    i->hash_block_size < 512 || i->hash_block_size > 65536) {
-		snprintf(
-			msg, sizeof(msg),
+		return verity_bad(
+			err, -EINVAL, EROFS_NO_OFFSET,
 			"%s: data blocks of %u bytes, hash blocks of %u (powers of two from 512 to 65536)",
 			where, i->data_block_size, i->hash_block_size);
-		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
 	}
 	if (!blocks) {
-		snprintf(msg, sizeof(msg), "%s: no data blocks", where);
-		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
+		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
+				  "%s: no data blocks", where);
 	}
 	if (v->digest_size > i->hash_block_size) {
-		snprintf(msg, sizeof(msg),
-			 "%s: %s digests do not fit hash blocks of %u bytes",
-			 where, i->algorithm, i->hash_block_size);
-		return verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
+		return verity_bad(
+			err, -EINVAL, EROFS_NO_OFFSET,
+			"%s: %s digests do not fit hash blocks of %u bytes",
+			where, i->algorithm, i->hash_block_size);
 	}
 	per = verity_digests_per_block(i->hash_block_size, v->digest_size);
 	v->slot_size = i->hash_type ? i->hash_block_size / per : v->digest_size;
@@ -172,21 +164,19 @@ static int verity_geometry(struct erofs_verity *v, const char *where,
 		pos += v->level_blocks[l] * i->hash_block_size;
 	}
 	if (pos > erofs_source_size(v->hash)) {
-		snprintf(
-			msg, sizeof(msg),
+		return verity_bad(
+			err, -EFSCORRUPTED, EROFS_NO_OFFSET,
 			"tree: %u levels end at byte %llu, past the end of the hash device (%llu bytes)",
 			i->levels, (unsigned long long)pos,
 			(unsigned long long)erofs_source_size(v->hash));
-		return verity_bad(err, -EFSCORRUPTED, EROFS_NO_OFFSET, msg);
 	}
 	if (i->data_blocks > erofs_source_size(v->data) / i->data_block_size) {
-		snprintf(
-			msg, sizeof(msg),
+		return verity_bad(
+			err, -EFSCORRUPTED, EROFS_NO_OFFSET,
 			"%s: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
 			where, (unsigned long long)i->data_blocks,
 			i->data_block_size,
 			(unsigned long long)erofs_source_size(v->data));
-		return verity_bad(err, -EFSCORRUPTED, EROFS_NO_OFFSET, msg);
 	}
 	return 0;
 }
@@ -216,26 +206,56 @@ static const uint8_t *verity_expected(const struct erofs_verity *v,
 	       (k % per) * v->slot_size;
 }
 
-/* Read the levels above the leaves, top down, each block checked. */
+/*
+ * Hash block b, block k of level l at byte at of the hash device, against
+ * expected: its slot in the block above, or the root hash for the top.
+ */
+static int verity_check_block(const struct erofs_verity *v, const uint8_t *b,
+			      const uint8_t *expected, unsigned int l,
+			      uint64_t k, uint64_t at, struct erofs_err *err)
+{
+	uint8_t digest[EROFS_DIGEST_MAX];
+	char got[HEX_MAX], want[HEX_MAX];
+
+	verity_digest(v, b, v->info.hash_block_size, digest);
+	if (!memcmp(digest, expected, v->digest_size))
+		return 0;
+	if (l + 1 < v->info.levels && !l)
+		return verity_bad(err, -EFSCORRUPTED, at,
+				  "tree: leaf hash block %llu fails its hash",
+				  (unsigned long long)k);
+	if (l + 1 < v->info.levels)
+		return verity_bad(
+			err, -EFSCORRUPTED, at,
+			"tree: hash block %llu of level %u fails its hash",
+			(unsigned long long)k, l);
+	hex(digest, v->digest_size, got);
+	hex(expected, v->digest_size, want);
+	return verity_bad(err, -EFSCORRUPTED, at,
+			  "tree: its root hash is %s, not %s", got, want);
+}
+
+/*
+ * Read the levels above the leaves, top down, each block checked; a tree
+ * of one level has its one leaf checked under the root here, once.
+ */
 static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
 			     struct erofs_err *err)
 {
 	const struct erofs_verity_info *i = &v->info;
 	uint64_t total = 0, k, at;
-	uint8_t digest[EROFS_DIGEST_MAX];
-	char got[HEX_MAX], want[HEX_MAX], msg[320];
-	unsigned int l;
+	unsigned int l, lowest = i->levels > 1 ? 1 : 0;
 	int ret;
 
-	for (l = 1; l < i->levels; l++) {
+	for (l = lowest; l < i->levels; l++) {
 		v->upper_first[l] = total;
 		total += v->level_blocks[l];
 	}
-	v->upper = malloc(total ? total * i->hash_block_size : 1);
+	v->upper = malloc(total * i->hash_block_size);
 	if (!v->upper)
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "out of memory");
-	for (l = i->levels; l-- > 1;) {
+	for (l = i->levels; l-- > lowest;) {
 		for (k = 0; k < v->level_blocks[l]; k++) {
 			uint8_t *b = v->upper + (v->upper_first[l] + k) *
 							i->hash_block_size;
@@ -243,58 +263,15 @@ static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
 			at = v->level_start[l] + k * i->hash_block_size;
 			ret = erofs_source_read(v->hash, b, i->hash_block_size,
 						at, err);
+			if (!ret)
+				ret = verity_check_block(
+					v, b, verity_expected(v, l, k, root), l,
+					k, at, err);
 			if (ret)
 				return ret;
-			verity_digest(v, b, i->hash_block_size, digest);
-			if (!memcmp(digest, verity_expected(v, l, k, root),
-				    v->digest_size))
-				continue;
-			hex(digest, v->digest_size, got);
-			hex(verity_expected(v, l, k, root), v->digest_size,
-			    want);
-			if (l + 1 == i->levels)
-				snprintf(msg, sizeof(msg),
-					 "tree: its root hash is %s, not %s",
-					 got, want);
-			else
-				snprintf(
-					msg, sizeof(msg),
-					"tree: hash block %llu of level %u fails its hash",
-					(unsigned long long)k, l);
-			return verity_bad(err, -EFSCORRUPTED, at, msg);
 		}
 	}
 	return 0;
-}
-
-/* A tree of one level: its one leaf block is the top, under the root. */
-static int verity_check_top_leaf(struct erofs_verity *v, const uint8_t *root,
-				 struct erofs_err *err)
-{
-	uint8_t *b = malloc(v->info.hash_block_size);
-	uint8_t digest[EROFS_DIGEST_MAX];
-	char got[HEX_MAX], want[HEX_MAX], msg[320];
-	int ret;
-
-	if (!b)
-		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
-				   "out of memory");
-	ret = erofs_source_read(v->hash, b, v->info.hash_block_size,
-				v->level_start[0], err);
-	if (!ret) {
-		verity_digest(v, b, v->info.hash_block_size, digest);
-		if (memcmp(digest, root, v->digest_size)) {
-			hex(digest, v->digest_size, got);
-			hex(root, v->digest_size, want);
-			snprintf(msg, sizeof(msg),
-				 "tree: its root hash is %s, not %s", got,
-				 want);
-			ret = verity_bad(err, -EFSCORRUPTED, v->level_start[0],
-					 msg);
-		}
-	}
-	free(b);
-	return ret;
 }
 
 /* The superblock at o->hash_offset, the tree after it; or the caller's. */
@@ -323,7 +300,6 @@ int erofs_verity_open(struct erofs_verity **out,
 	struct erofs_verity *v = calloc(1, sizeof(*v));
 	const char *where = o->params ? o->params_from : "superblock";
 	uint64_t tree_start;
-	char msg[160];
 	int ret;
 
 	*out = NULL;
@@ -337,26 +313,21 @@ int erofs_verity_open(struct erofs_verity **out,
 		ret = verity_check_hash(v, where, err);
 	if (!ret)
 		ret = verity_geometry(v, where, tree_start, err);
-	if (!ret && o->root_len != v->digest_size) {
-		snprintf(msg, sizeof(msg),
-			 "root hash of %zu bytes, not the %u of %s",
-			 o->root_len, v->digest_size, v->info.algorithm);
-		ret = verity_bad(err, -EINVAL, EROFS_NO_OFFSET, msg);
-	}
+	if (!ret && o->root_len != v->digest_size)
+		ret = verity_bad(err, -EINVAL, EROFS_NO_OFFSET,
+				 "root hash of %zu bytes, not the %u of %s",
+				 o->root_len, v->digest_size,
+				 v->info.algorithm);
 	/* a tree in the image itself must lie past the data it covers */
 	if (!ret && o->hash == o->data &&
-	    o->hash_offset < v->info.data_blocks * v->info.data_block_size) {
-		snprintf(
-			msg, sizeof(msg),
+	    o->hash_offset < v->info.data_blocks * v->info.data_block_size)
+		ret = verity_bad(
+			err, -EINVAL, o->hash_offset,
 			"tree at byte %llu, inside the %llu data blocks it covers",
 			(unsigned long long)o->hash_offset,
 			(unsigned long long)v->info.data_blocks);
-		ret = verity_bad(err, -EINVAL, o->hash_offset, msg);
-	}
-	if (!ret && v->info.levels > 1)
+	if (!ret && v->info.levels)
 		ret = verity_read_upper(v, o->root, err);
-	else if (!ret && v->info.levels == 1)
-		ret = verity_check_top_leaf(v, o->root, err);
 	else if (!ret)
 		memcpy(v->root, o->root, v->digest_size);
 	if (ret) {
@@ -420,8 +391,8 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 	uint64_t at = v->level_start[0] + leaf * i->hash_block_size;
 	uint64_t first = leaf * i->data_per_leaf, end;
 	size_t per_read = VERITY_READ_BYTES / i->data_block_size;
-	uint8_t digest[EROFS_DIGEST_MAX], *hb, *db;
-	char msg[120];
+	uint8_t *hb = NULL, *db;
+	const uint8_t *leaf_block;
 	int ret;
 
 	*nbad = 0;
@@ -435,31 +406,27 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 		per_read = 1;
 	if (per_read > end - first)
 		per_read = (size_t)(end - first);
-	hb = malloc(i->hash_block_size);
+	/* no levels: the root stands for the leaf; one: opening checked it */
+	leaf_block = !i->levels ? v->root : i->levels == 1 ? v->upper : NULL;
+	if (!leaf_block)
+		hb = malloc(i->hash_block_size);
 	db = malloc(per_read * i->data_block_size);
-	ret = hb && db ? 0
-		       : erofs_error(err, -ENOMEM, EROFS_NO_NID,
-				     EROFS_NO_OFFSET, "out of memory");
-	/* a tree of no levels: the root stands for the leaf */
-	if (!ret && !i->levels)
-		memcpy(hb, v->root, v->digest_size);
-	else if (!ret)
+	ret = (leaf_block || hb) && db
+		      ? 0
+		      : erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				    "out of memory");
+	if (!ret && !leaf_block) {
 		ret = erofs_source_read(v->hash, hb, i->hash_block_size, at,
 					err);
-	/* a tree of one level checked its only leaf against the root */
-	if (!ret && i->levels > 1) {
-		verity_digest(v, hb, i->hash_block_size, digest);
-		if (memcmp(digest, verity_expected(v, 0, leaf, NULL),
-			   v->digest_size)) {
-			snprintf(msg, sizeof(msg),
-				 "tree: leaf hash block %llu fails its hash",
-				 (unsigned long long)leaf);
-			ret = verity_bad(err, -EFSCORRUPTED, at, msg);
-		}
+		if (!ret)
+			ret = verity_check_block(
+				v, hb, verity_expected(v, 0, leaf, NULL), 0,
+				leaf, at, err);
+		leaf_block = hb;
 	}
 	if (!ret)
-		ret = verity_check_data(v, hb, first, end, db, per_read, bad,
-					nbad, err);
+		ret = verity_check_data(v, leaf_block, first, end, db, per_read,
+					bad, nbad, err);
 	free(hb);
 	free(db);
 	return ret;
