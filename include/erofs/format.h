@@ -312,6 +312,24 @@ static inline uint64_t erofs_get_be64(const void *p)
 	return (uint64_t)erofs_get_be32(b) << 32 | erofs_get_be32(b + 4);
 }
 
+static inline void erofs_put_be32(void *p, uint32_t v)
+{
+	uint8_t *b = p;
+
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+}
+
+static inline void erofs_put_be64(void *p, uint64_t v)
+{
+	uint8_t *b = p;
+
+	erofs_put_be32(b, (uint32_t)(v >> 32));
+	erofs_put_be32(b + 4, (uint32_t)v);
+}
+
 static inline void erofs_put16(void *p, uint16_t v)
 {
 	uint8_t *b = p;

@@ -48,7 +48,7 @@ void digest_pad(const struct digest_buffer *b, digest_blocks_fn *blocks,
 	/* a 128-bit length's upper half holds the bits a byte count shifts out */
 	if (lenbytes > 8)
 		b->buf[end - 1] = (uint8_t)(bytes >> 61);
-	digest_put_be64(b->buf + end, bytes << 3);
+	erofs_put_be64(b->buf + end, bytes << 3);
 	blocks(state, b->buf, 1);
 	*b->used = 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What SHA-1, SHA-256 and SHA-512 share (FIPS 180-4): big-endian words
- * (read with erofs_get_be32()), input gathered into whole blocks, and the final padding (0x80, zeros,
- * the message's length in bits at the end of the last block).
+ * What SHA-1, SHA-256 and SHA-512 share (FIPS 180-4): input gathered into
+ * whole blocks, and the final padding (0x80, zeros, the message's length
+ * in bits at the end of the last block). Their words are big-endian:
+ * erofs_get_be32() and erofs_put_be32() of erofs/format.h.
  */
 #ifndef EROFS_LIB_DIGEST_BUFFER_H
 #define EROFS_LIB_DIGEST_BUFFER_H
@@ -29,19 +30,5 @@ void digest_absorb(const struct digest_buffer *b, digest_blocks_fn *blocks,
 /* The padding, with the length in the last lenbytes bytes (8 or 16). */
 void digest_pad(const struct digest_buffer *b, digest_blocks_fn *blocks,
 		void *state, size_t lenbytes);
-
-static inline void digest_put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline void digest_put_be64(uint8_t *p, uint64_t v)
-{
-	digest_put_be32(p, (uint32_t)(v >> 32));
-	digest_put_be32(p + 4, (uint32_t)v);
-}
 
 #endif

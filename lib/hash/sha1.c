@@ -46,7 +46,11 @@ static void sha1_blocks(void *state, const uint8_t *p, size_t nblocks)
 			b = a;
 			a = t;
 		}
-		h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e;
+		h[0] += a;
+		h[1] += b;
+		h[2] += c;
+		h[3] += d;
+		h[4] += e;
 	}
 }
 
@@ -80,5 +84,5 @@ void erofs_sha1_final(struct erofs_sha1 *s, uint8_t digest[EROFS_SHA1_LEN])
 
 	digest_pad(&b, sha1_blocks, s->state, 8);
 	for (i = 0; i < 5; i++)
-		digest_put_be32(digest + 4 * i, s->state[i]);
+		erofs_put_be32(digest + 4 * i, s->state[i]);
 }

@@ -230,5 +230,5 @@ void erofs_sha256_final(struct erofs_sha256 *s,
 
 	digest_pad(&b, sha256_absorb_blocks, s->state, 8);
 	for (i = 0; i < 8; i++)
-		digest_put_be32(digest + 4 * i, s->state[i]);
+		erofs_put_be32(digest + 4 * i, s->state[i]);
 }

@@ -112,5 +112,5 @@ void erofs_sha512_final(struct erofs_sha512 *s,
 
 	digest_pad(&b, sha512_blocks, s->state, 16);
 	for (i = 0; i < 8; i++)
-		digest_put_be64(digest + 8 * i, s->state[i]);
+		erofs_put_be64(digest + 8 * i, s->state[i]);
 }
