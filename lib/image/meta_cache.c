@@ -23,6 +23,13 @@ uint64_t erofs_space_size(const struct erofs_image *img, enum erofs_space space)
 	return 0;
 }
 
+static const char *space_name(enum erofs_space space)
+{
+	return space == EROFS_SPACE_PRIMARY   ? "image"
+	       : space == EROFS_SPACE_METABOX ? "metabox"
+					      : "packed inode";
+}
+
 static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 		       uint64_t blk, struct erofs_meta_block *mb, uint64_t nid)
 {
@@ -54,10 +61,8 @@ static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 	}
 	if ((size_t)n != len)
 		return erofs_error(&ctx->err, -EFSCORRUPTED, nid, pos,
-				   "short read of the %s inode at %llu",
-				   space == EROFS_SPACE_METABOX ? "metabox"
-								: "packed",
-				   (unsigned long long)pos);
+				   "short read of the %s at %llu",
+				   space_name(space), (unsigned long long)pos);
 	return 0;
 }
 
@@ -99,10 +104,7 @@ int erofs_meta_block(struct erofs_ctx *ctx, enum erofs_space space,
 		return erofs_error(
 			&ctx->err, -EFSCORRUPTED, nid, EROFS_NO_OFFSET,
 			"metadata block %llu is past the end of the %s",
-			(unsigned long long)blk,
-			space == EROFS_SPACE_PRIMARY   ? "image"
-			: space == EROFS_SPACE_METABOX ? "metabox"
-						       : "packed inode");
+			(unsigned long long)blk, space_name(space));
 	mb = get_block(ctx, space, blk, nid);
 	if (!mb)
 		return ctx->err.code ? ctx->err.code : -EIO;
@@ -121,10 +123,7 @@ int erofs_meta_read(struct erofs_ctx *ctx, enum erofs_space space, uint64_t pos,
 		return erofs_error(
 			&ctx->err, -EFSCORRUPTED, nid, pos,
 			"metadata at %llu+%zu is past the end of the %s",
-			(unsigned long long)pos, len,
-			space == EROFS_SPACE_PRIMARY   ? "image"
-			: space == EROFS_SPACE_METABOX ? "metabox"
-						       : "packed inode");
+			(unsigned long long)pos, len, space_name(space));
 	while (len) {
 		uint64_t blk = pos >> img->blkszbits;
 		size_t off = (size_t)(pos & (img->blksz - 1));
