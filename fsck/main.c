@@ -355,11 +355,12 @@ static int open_list(struct report *rep, struct outputs *outs)
 
 /*
  * The outputs the options ask for, in the order they take from each
- * other's work (output.h); x: the extractor, for its statistics.
+ * other's work (output.h), sized for -j jobs; x: the extractor, for its
+ * statistics.
  */
 static int open_outputs(const struct fsck_cfg *cfg, struct report *rep,
 			struct erofs_ctx *ctx, const struct walk_opts *wo,
-			unsigned int threads, struct outputs *outs,
+			unsigned int jobs, struct outputs *outs,
 			struct extractor **x)
 {
 	int ret = 0;
@@ -373,9 +374,10 @@ static int open_outputs(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret && cfg->compare)
 		ret = open_compare(cfg, rep, ctx, wo, outs);
 	if (!ret && cfg->tar)
-		ret = open_tar(cfg, rep, threads, outs);
+		ret = open_tar(cfg, rep, cost_threads_most(jobs), outs);
 	if (!ret && cfg->extract_dir)
-		ret = open_extractor(cfg, rep, ctx, wo, threads, outs, x);
+		ret = open_extractor(cfg, rep, ctx, wo, cost_workers_most(jobs),
+				     outs, x);
 	if (!ret && cfg->ncats)
 		ret = open_cat(cfg, rep, outs);
 	return ret;
@@ -461,7 +463,7 @@ static size_t frag_cache_budget(unsigned int jobs)
 
 	if (!knob_value("EROFS_FSCK_FRAG_CACHE", &budget) || budget > SIZE_MAX ||
 	    !budget)
-		return erofs_frag_cache_budget(cost_threads_most(jobs));
+		return erofs_frag_cache_budget(cost_workers_most(jobs));
 	return (size_t)budget;
 }
 
@@ -485,11 +487,28 @@ static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
 	return sched_verity(ck->sched, ck);
 }
 
+/* -d: the workers -j jobs started, when any did or -j asked for them */
+static void report_workers(struct report *rep, unsigned int jobs,
+			   const struct cost_workers *w)
+{
+	if (jobs <= 1 && !w->threads)
+		return;
+	if (w->decoders)
+		report_msg(
+			rep, FSCK_LVL_DEBUG,
+			"-j%u: %u worker threads, %u decoding at once (CPUs to run on: %u)",
+			jobs, w->threads, w->decoders, cost_cpus());
+	else
+		report_msg(rep, FSCK_LVL_DEBUG,
+			   "-j%u: %u worker threads (CPUs to run on: %u)", jobs,
+			   w->threads, cost_cpus());
+}
+
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res,
 		       struct container_verity *carried)
 {
-	unsigned int most = cost_threads_most(res->jobs), threads;
+	struct cost_workers workers;
 	struct outputs outs = { .n = 0 };
 	struct extractor *x = NULL;
 	struct sched sched = { 0 };
@@ -511,21 +530,18 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 			       cfg->image);
 	ret = choose_start(ctx, rep, cfg, &wo, &base);
 	if (!ret)
-		ret = open_outputs(cfg, rep, ctx, &wo, most, &outs, &x);
+		ret = open_outputs(cfg, rep, ctx, &wo, res->jobs, &outs, &x);
 	if (ret)
 		goto out;
 	checker_init(&ck, ctx, rep, cfg, &outs);
 	/* a dm-verity tree has every block hashed, as decoding reads it */
-	threads = cost_threads(&outs,
+	workers = cost_threads(&outs,
 			       ck.decode || cfg->root_hash ||
 				       (carried && carried->found &&
 					!cfg->no_verity),
 			       img, image_bytes(img), res->jobs);
-	if (res->jobs > 1)
-		report_msg(rep, FSCK_LVL_DEBUG,
-			   "-j%u: %u worker threads (CPUs to run on: %u)",
-			   res->jobs, threads, cost_cpus());
-	ret = sched_start(&sched, &ck, threads);
+	report_workers(rep, res->jobs, &workers);
+	ret = sched_start(&sched, &ck, &workers);
 	if (!ret)
 		ret = start_verity(cfg, rep, img, &ck, &vc, carried);
 	if (!ret)

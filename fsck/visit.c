@@ -10,6 +10,8 @@
 
 #include "check/check_internal.h"
 #include "check/verity.h"
+#include "erofs/decompress.h"
+#include "erofs/image.h"
 #include "erofs/inode.h"
 #include "erofs/pool.h"
 #include "sched/scheduler.h"
@@ -140,6 +142,10 @@ int visit_finish(struct checker *ck)
 			ck->rep, FSCK_LVL_DEBUG,
 			"files too small to hand over, checked on the walker: %llu",
 			(unsigned long long)ck->stats.walker_files);
+	if (erofs_decoders_peak(erofs_ctx_image(ck->ctx)))
+		report_msg(ck->rep, FSCK_LVL_DEBUG,
+			   "threads decoding at once: at most %u",
+			   erofs_decoders_peak(erofs_ctx_image(ck->ctx)));
 	if (ck->stats.held_files)
 		report_msg(ck->rep, FSCK_LVL_DEBUG,
 			   "held files: %llu, queued in %llu batches",

@@ -16,6 +16,7 @@
 #define COST_FILE_CHECK 2000
 #define COST_RAW_PER_KIB 500 /* copy (bench/calibrate) */
 #define COST_MAP_PER_KIB 2 /* map only */
+#define COST_OVERLAP_WORKERS 2 /* at -j1 (cost_overlaps()) */
 
 /*
  * Below this much estimated work threads cost more than they save: each
@@ -123,15 +124,6 @@ unsigned int cost_cpus(void)
 	return n < 1 ? 1 : (unsigned int)n;
 }
 
-/*
- * None for a small image, and none when nothing is decoded: a task then
- * only maps extents, about as much work as the walker spends finding the
- * file, so threads cannot win. No more than the CPUs the process may run
- * on, and so none on one: threads beyond them decode nothing sooner, and
- * take turns on the CPUs, each turn in a cold cache, and in the kernel's
- * locks of the directories they create files in (bench/README.md,
- * "Figures behind the code's constants").
- */
 /* EROFS_FSCK_SYNC_NS (knobs.h): the work that pays for threads. */
 static uint64_t cost_sync_limit(void)
 {
@@ -156,18 +148,51 @@ unsigned int cost_threads_most(unsigned int jobs)
 	return jobs <= 1 ? 0 : jobs;
 }
 
-unsigned int cost_threads(const struct outputs *outs, bool decode,
-			  const struct erofs_image *img, uint64_t bytes,
-			  unsigned int jobs)
+/*
+ * Does -j jobs start the pair of workers that take turns to decode? At
+ * -j1, where another CPU can write meanwhile, as unsquashfs -p 1 writes
+ * on a thread of its own beside its one decoder (bench/README.md,
+ * "Figures behind the code's constants"). Not on one CPU: writing into
+ * the page cache is CPU work too.
+ */
+static bool cost_overlaps(unsigned int jobs)
+{
+	return jobs == 1 && (!cost_sync_limit() || cost_cpus() > 1);
+}
+
+unsigned int cost_workers_most(unsigned int jobs)
 {
 	unsigned int most = cost_threads_most(jobs);
+
+	return most || !cost_overlaps(jobs) ? most : COST_OVERLAP_WORKERS;
+}
+
+/*
+ * None for a small image, and none when nothing is decoded: a task then
+ * only maps extents, about as much work as the walker spends finding the
+ * file, so threads cannot win. No more than the CPUs the process may run
+ * on, and so none on one: threads beyond them decode nothing sooner, and
+ * take turns on the CPUs, each turn in a cold cache, and in the kernel's
+ * locks of the directories they create files in (bench/README.md,
+ * "Figures behind the code's constants").
+ */
+struct cost_workers cost_threads(const struct outputs *outs, bool decode,
+				 const struct erofs_image *img, uint64_t bytes,
+				 unsigned int jobs)
+{
+	struct cost_workers w = { .threads = cost_threads_most(jobs) };
+	const struct cost_workers none = { 0 };
 	uint64_t limit = cost_sync_limit();
 
-	if (!most || !limit)
-		return most;
+	if (!w.threads && cost_overlaps(jobs) && decode &&
+	    outputs_want(outs, OUT_OPENS))
+		w = (struct cost_workers){ .threads = COST_OVERLAP_WORKERS,
+					   .decoders = 1 };
+	if (!w.threads || !limit)
+		return w;
 	if (!decode && !outputs_want(outs, OUT_OPENS))
-		return 0;
+		return none;
 	if (cost_image(outs, img, bytes) < limit)
-		return 0;
-	return most;
+		return none;
+	return w;
 }

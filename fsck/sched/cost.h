@@ -21,21 +21,40 @@ struct outputs;
 unsigned int cost_cpus(void);
 
 /*
- * Worker threads worth starting for -j jobs, for an image of bytes (all
- * its devices), whose data is decoded (or its blocks hashed) or not, for
- * what the outputs
- * declared they want (output.h): 0 runs every task inline.
- * EROFS_FSCK_SYNC_NS=0 starts jobs, whatever the work and the CPUs.
+ * The workers a run starts: threads (0 runs every task inline), and how
+ * many of them may decode at once (0: every one).
  */
-unsigned int cost_threads(const struct outputs *outs, bool decode,
-			  const struct erofs_image *img, uint64_t bytes,
-			  unsigned int jobs);
+struct cost_workers {
+	unsigned int threads;
+	unsigned int decoders;
+};
 
 /*
- * The most cost_threads() starts for -j jobs, whatever the work: what
- * the outputs size themselves for before the work is known.
+ * The workers worth starting for -j jobs, for an image of bytes (all its
+ * devices), whose data is decoded (or its blocks hashed) or not, for what
+ * the outputs declared they want (output.h). -j1 decodes on one thread;
+ * for outputs that open a file on disk for each (an extraction writes,
+ * a comparison reads), two workers take turns at it, so that one writes
+ * while the other decodes. EROFS_FSCK_SYNC_NS=0 starts them, whatever the
+ * work and the CPUs.
+ */
+struct cost_workers cost_threads(const struct outputs *outs, bool decode,
+				 const struct erofs_image *img, uint64_t bytes,
+				 unsigned int jobs);
+
+/*
+ * The most threads cost_threads() lets decode at once for -j jobs,
+ * whatever the work: what the outputs size their own threads for (the
+ * archive's compressor).
  */
 unsigned int cost_threads_most(unsigned int jobs);
+
+/*
+ * The most worker threads cost_threads() starts for -j jobs, whatever the
+ * work: what the outputs size their resources for (the extractor's
+ * descriptors).
+ */
+unsigned int cost_workers_most(unsigned int jobs);
 
 /* Decoding cost per KiB of a file's data, by its first algorithm. */
 uint64_t cost_data_per_kib(const struct erofs_inode *inode);

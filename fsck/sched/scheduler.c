@@ -5,7 +5,10 @@
 
 #include "check/check.h"
 #include "check/verity.h"
+#include "erofs/decompress.h"
+#include "erofs/image.h"
 #include "erofs/pool.h"
+#include "sched/cost.h"
 #include "sched/readahead.h"
 #include "sched/scheduler.h"
 #include "sched/split.h"
@@ -31,8 +34,10 @@ static int sched_pool(struct sched *s, struct checker *ck, unsigned int threads)
 	return ret;
 }
 
-int sched_start(struct sched *s, struct checker *ck, unsigned int threads)
+int sched_start(struct sched *s, struct checker *ck,
+		const struct cost_workers *w)
 {
+	unsigned int threads = w->threads;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -41,8 +46,10 @@ int sched_start(struct sched *s, struct checker *ck, unsigned int threads)
 	ret = sched_pool(s, ck, threads);
 	if (ret)
 		return ret;
+	s->img = erofs_ctx_image(ck->ctx);
 	s->ra = calloc(1, sizeof(*s->ra));
-	if (!s->ra || task_hold_init(ck)) {
+	if (!s->ra || task_hold_init(ck) ||
+	    erofs_decoders_limit(s->img, w->decoders)) {
 		report_nomem(ck->rep, NULL);
 		return -ENOMEM;
 	}
@@ -84,6 +91,8 @@ void sched_stop(struct sched *s)
 {
 	erofs_pool_destroy(s->pool);
 	s->pool = NULL;
+	if (s->img)
+		erofs_decoders_unlimit(s->img);
 	free(s->ra);
 	s->ra = NULL;
 	free(s->held);

@@ -15,12 +15,15 @@
 #include "sched/order.h"
 
 struct checker;
+struct cost_workers;
+struct erofs_image;
 struct erofs_pool;
 struct readahead;
 struct task_hold;
 
 struct sched {
 	struct erofs_pool *pool;
+	struct erofs_image *img; /* its decoders limited (sched_start()) */
 	struct readahead *ra; /* of the packed inode */
 	struct task_hold *held; /* task.c: files held in walk order */
 	struct order_queue order; /* results, restored to walk order */
@@ -31,10 +34,12 @@ struct sched {
 };
 
 /*
- * Start threads workers (none: tasks run on the walker) for ck, which
- * points at s from now on. 0, or a negative errno reported in ck's report.
+ * Start w's workers (none: tasks run on the walker) for ck, which points
+ * at s from now on, with at most w->decoders of them decoding at once. 0,
+ * or a negative errno reported in ck's report.
  */
-int sched_start(struct sched *s, struct checker *ck, unsigned int threads);
+int sched_start(struct sched *s, struct checker *ck,
+		const struct cost_workers *w);
 
 /*
  * Check every leaf of ck's dm-verity tree (check/verity.h) on the

@@ -63,6 +63,25 @@ const struct erofs_codec *erofs_codec_get(unsigned int alg);
  */
 int erofs_decompress(struct erofs_ctx *ctx, const struct erofs_decomp_req *req);
 
+/*
+ * Let at most n threads of img decode a pcluster at once (0: no limit, as
+ * opened); the others wait their turn inside erofs_decompress(). Reading
+ * the stored bytes, copying out of the caches and waiting for an extent
+ * another thread decodes stay outside the limit, so a thread that waits
+ * for its turn holds nothing another needs. Set it before threads read.
+ * 0, -EBUSY when a limit is set already, or -ENOMEM.
+ */
+int erofs_decoders_limit(struct erofs_image *img, unsigned int n);
+
+/*
+ * The most threads that decoded img's pclusters at once since its limit
+ * was set; 0 without a limit.
+ */
+unsigned int erofs_decoders_peak(const struct erofs_image *img);
+
+/* Drop img's limit (erofs_image_close() calls it). */
+void erofs_decoders_unlimit(struct erofs_image *img);
+
 /* Release every decoder of a context (erofs_ctx_fini calls it). */
 void erofs_decompress_fini(struct erofs_ctx *ctx);
 

@@ -18,6 +18,7 @@
 #include "erofs/format.h"
 #include "erofs/inode.h"
 
+struct erofs_decoders;
 struct erofs_frag_cache;
 struct erofs_source;
 
@@ -109,6 +110,7 @@ struct erofs_image {
 	struct erofs_inode metabox;
 
 	struct erofs_frag_cache *frag_cache;	/* shared, thread-safe */
+	struct erofs_decoders *decoders; /* NULL: no limit (decompress.h) */
 	/* decoded extents of a compressed metabox, shared, thread-safe */
 	struct erofs_frag_cache *meta_cache;
 };

@@ -5,6 +5,9 @@
  * pcluster". The exact length rules ("Exact lengths") are applied by each
  * codec, whose library decides how an overlong or short stream shows.
  */
+#include <errno.h>
+#include <semaphore.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "erofs/decompress.h"
@@ -25,6 +28,72 @@ const struct erofs_codec *erofs_codec_get(unsigned int alg)
 	if (alg >= Z_EROFS_COMPRESSION_MAX)
 		return NULL;
 	return codecs[alg];
+}
+
+/* The turns to decode one image's pclusters (erofs_decoders_limit()). */
+struct erofs_decoders {
+	sem_t turns;
+	unsigned int decoding, peak; /* atomic */
+};
+
+int erofs_decoders_limit(struct erofs_image *img, unsigned int n)
+{
+	struct erofs_decoders *d;
+
+	if (img->decoders)
+		return -EBUSY;
+	if (!n)
+		return 0;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	if (sem_init(&d->turns, 0, n)) {
+		free(d);
+		return -ENOMEM;
+	}
+	img->decoders = d;
+	return 0;
+}
+
+unsigned int erofs_decoders_peak(const struct erofs_image *img)
+{
+	if (!img->decoders)
+		return 0;
+	return __atomic_load_n(&img->decoders->peak, __ATOMIC_RELAXED);
+}
+
+void erofs_decoders_unlimit(struct erofs_image *img)
+{
+	if (!img->decoders)
+		return;
+	sem_destroy(&img->decoders->turns);
+	free(img->decoders);
+	img->decoders = NULL;
+}
+
+static void decoders_enter(struct erofs_decoders *d)
+{
+	unsigned int now, peak;
+
+	if (!d)
+		return;
+	/* a signal's handler returns into the wait: keep waiting */
+	while (sem_wait(&d->turns) && errno == EINTR)
+		;
+	now = __atomic_add_fetch(&d->decoding, 1, __ATOMIC_RELAXED);
+	peak = __atomic_load_n(&d->peak, __ATOMIC_RELAXED);
+	while (now > peak &&
+	       !__atomic_compare_exchange_n(&d->peak, &peak, now, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void decoders_leave(struct erofs_decoders *d)
+{
+	if (!d)
+		return;
+	__atomic_sub_fetch(&d->decoding, 1, __ATOMIC_RELAXED);
+	sem_post(&d->turns);
 }
 
 /* Length of the run of zero bytes that starts buf. */
@@ -104,7 +173,10 @@ int erofs_decompress(struct erofs_ctx *ctx, const struct erofs_decomp_req *req)
 	stream = *req;
 	stream.in += pad;
 	stream.inlen -= pad;
-	return codec->decode(ctx->codec[req->alg], &stream, &ctx->err);
+	decoders_enter(ctx->img->decoders);
+	ret = codec->decode(ctx->codec[req->alg], &stream, &ctx->err);
+	decoders_leave(ctx->img->decoders);
+	return ret;
 }
 
 void erofs_decompress_fini(struct erofs_ctx *ctx)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "erofs/decompress.h"
 #include "erofs/fragments.h"
 #include "erofs/hash.h"
 #include "erofs/source.h"
@@ -637,6 +638,7 @@ void erofs_image_close(struct erofs_image *img)
 		return;
 	erofs_frag_cache_destroy(img);
 	erofs_meta_cache_destroy(img);
+	erofs_decoders_unlimit(img);
 	for (i = 0; i < img->ndevs; i++)
 		erofs_io_close(&img->devs[i]);
 	if (img->xattr_prefixes)

@@ -12,18 +12,22 @@
 # and the same extracted tree (types, modes, sizes, times, link counts,
 # symlink targets and file contents).
 #
-# EROFS_FSCK_SYNC_NS=0 makes the threads start on these small images. With
-# -j2 and -j8, EROFS_FSCK_SPLIT=1 splits every decoded file into pieces of
-# one extent each, so that the split path, its first-failure rule and its
-# commit by the last piece are compared with the whole-file path of -j1
-# (which never splits). The generated image is also run with the default
-# pieces and with pieces of about one pcluster.
+# EROFS_FSCK_SYNC_NS=0 makes the threads start on these small images: at
+# -j1 with --extract=DIR, the two workers that take turns to decode. The
+# reference is -j1 with no thread at all (EROFS_FSCK_SYNC_NS at its
+# largest: no image is worth one). With -j2 and -j8, EROFS_FSCK_SPLIT=1
+# splits every decoded file into pieces of one extent each, so that the
+# split path, its first-failure rule and its commit by the last piece are
+# compared with the whole-file path of -j1 (which never splits). The
+# generated image is also run with the default pieces and with pieces of
+# about one pcluster.
 set -u
 # shellcheck source=../lib/testlib.sh
 . "${srcdir:-$(dirname "$0")/..}/lib/testlib.sh"
 
 data=$srcdir/data
 export EROFS_FSCK_SYNC_NS=0
+no_threads=18446744073709551615
 make_scratch
 # extraction is much faster on a tmpfs than on the root filesystem
 xroot=$(mktemp -d /dev/shm/erofs-jobs.XXXXXX 2>/dev/null) || xroot=$scratch
@@ -52,52 +56,55 @@ tree()
 		xargs -0 -r sha256sum)
 }
 
-# run_jobs TAG N OPTION...: one run with -jN into $scratch/TAG.N.*
+# run_jobs TAG LABEL N OPTION...: one run with -jN into $scratch/TAG.LABEL.*
 run_jobs()
 {
-	local tag=$1 j=$2 dir=$xroot/tree
-	shift 2
+	local tag=$1 label=$2 j=$3 dir=$xroot/tree
+	shift 3
 	rm -rf "$dir"
-	run_fsck "$scratch/$tag.$j.out" "$scratch/$tag.$j.err" -j"$j" \
+	run_fsck "$scratch/$tag.$label.out" "$scratch/$tag.$label.err" -j"$j" \
 		--extract="$dir" "$@"
-	echo "$?" >"$scratch/$tag.$j.rc"
-	tree "$dir" >"$scratch/$tag.$j.tree" 2>&1
+	echo "$?" >"$scratch/$tag.$label.rc"
+	tree "$dir" >"$scratch/$tag.$label.tree" 2>&1
 	rm -rf "$dir"
-	run_fsck "$scratch/$tag.$j.cout" "$scratch/$tag.$j.cerr" -j"$j" "$@"
-	echo "$?" >>"$scratch/$tag.$j.rc"
-	run_fsck "$scratch/$tag.$j.mout" "$scratch/$tag.$j.merr" -j"$j" \
-		--manifest --xattr-inode-digest "$@"
-	echo "$?" >>"$scratch/$tag.$j.rc"
+	run_fsck "$scratch/$tag.$label.cout" "$scratch/$tag.$label.cerr" \
+		-j"$j" "$@"
+	echo "$?" >>"$scratch/$tag.$label.rc"
+	run_fsck "$scratch/$tag.$label.mout" "$scratch/$tag.$label.merr" \
+		-j"$j" --manifest --xattr-inode-digest "$@"
+	echo "$?" >>"$scratch/$tag.$label.rc"
 }
 
-# same TAG N: does -jN match -j1? Names the first difference.
+# same TAG LABEL: does run LABEL match -j1 inline? Names the first difference.
 same()
 {
 	local f
 	for f in rc out err tree cout cerr mout merr; do
 		if ! cmp -s "$scratch/$1.1.$f" "$scratch/$1.$2.$f"; then
-			why="-j$2: $f differs from -j1"
+			why="$2: $f differs from -j1"
 			diff "$scratch/$1.1.$f" "$scratch/$1.$2.$f" | show /dev/stdin
 			return 1
 		fi
 	done
 	if has_sanitizer_report "$scratch/$1.$2.err" "$scratch/$1.$2.cerr" \
 		"$scratch/$1.$2.merr"; then
-		why="-j$2: sanitizer report"
+		why="$2: sanitizer report"
 		return 1
 	fi
 }
 
-# check TAG SPLIT OPTION...: -j1 whole, -j2 and -j8 split by SPLIT
+# check TAG SPLIT OPTION...: -j1 inline and with the pair of workers that
+# take turns to decode, -j2 and -j8 split by SPLIT
 check()
 {
 	local tag=$1 split=$2 j ok=1
 	shift 2
-	run_jobs "$tag" 1 "$@"
+	EROFS_FSCK_SYNC_NS=$no_threads run_jobs "$tag" 1 1 "$@"
+	run_jobs "$tag" pair 1 "$@"
 	for j in 2 8; do
-		EROFS_FSCK_SPLIT=$split run_jobs "$tag" "$j" "$@"
+		EROFS_FSCK_SPLIT=$split run_jobs "$tag" "$j" "$j" "$@"
 	done
-	for j in 2 8; do
+	for j in pair 2 8; do
 		same "$tag" "$j" || { ok=0; break; }
 	done
 	if [ "$ok" = 1 ] && [ -n "${problems:-}" ] &&
@@ -107,8 +114,8 @@ check()
 		ok=0
 	fi
 	if [ "$ok" = 1 ]; then
-		tap_ok "$tag: -j1, -j2, -j8 agree (exit $(tr '\n' ' ' \
-			<"$scratch/$tag.1.rc"))"
+		tap_ok "$tag: -j1 inline and paired, -j2, -j8 agree (exit" \
+			"$(tr '\n' ' ' <"$scratch/$tag.1.rc"))"
 	else
 		tap_not_ok "$tag: $why" ""
 	fi
@@ -135,7 +142,7 @@ while read -r name manifest extra; do
 	images+=("$name|$extra")
 done <"$data/index"
 set -- $damaged
-tap_plan $((${#images[@]} + $# + 9))
+tap_plan $((${#images[@]} + $# + 11))
 
 for entry in "${images[@]}"; do
 	IFS='|' read -r name extra <<<"$entry"
@@ -173,6 +180,28 @@ else
 	tap_ok "-j2 --extract=DIR: every file handed to a worker"
 fi
 rm -rf "$xroot/walker"
+
+# -j1 decodes on one thread; extracting, two workers take turns at it, so
+# that one writes while the other decodes: never two decoding at once.
+resolve lzma-default.erofs || { echo "Bail out! cannot unpack lzma-default.erofs"; exit 0; }
+run_fsck /dev/null "$err" -j1 -d7 --extract="$xroot/pair" "$path"
+if grep -q -- '-j1: 2 worker threads, 1 decoding at once' "$err" &&
+	grep -q 'threads decoding at once: at most 1$' "$err" &&
+	grep -q 'CPU time: walker [0-9.]* s, workers [0-9.]*, [0-9.]* s' "$err"; then
+	tap_ok "-j1 --extract=DIR: two workers, one decoding at a time"
+else
+	tap_not_ok "-j1 --extract=DIR: not two workers taking turns to decode" \
+		"$err"
+fi
+rm -rf "$xroot/pair"
+run_fsck /dev/null "$err" -j2 -d7 --extract="$xroot/pair" "$path"
+if grep -q -- '-j2: 2 worker threads (CPUs' "$err" &&
+	! grep -q 'decoding at once' "$err"; then
+	tap_ok "-j2 --extract=DIR: two workers, both decoding"
+else
+	tap_not_ok "-j2 --extract=DIR: decoders limited" "$err"
+fi
+rm -rf "$xroot/pair"
 
 # -d3 shows each role's CPU time and the walker's share: one figure a
 # worker, none without workers.

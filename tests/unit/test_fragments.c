@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "erofs/data.h"
+#include "erofs/decompress.h"
 #include "erofs/dir.h"
 #include "erofs/fragments.h"
 #include "erofs/hash.h"
@@ -366,6 +367,43 @@ START_TEST(test_fragment_images)
 		}
 		free(m.f);
 	}
+}
+END_TEST
+
+/*
+ * Threads of an image limited to n decoders at once read every file right
+ * and each packed extent once, and no more than n decode at a time: four
+ * readers of a cache that defers nothing (erofs_decoders_limit()).
+ */
+START_TEST(test_decoders_limited)
+{
+	struct erofs_frag_stats st;
+	struct erofs_image *img;
+	struct manifest m;
+	struct totals t;
+	char path[512];
+	unsigned int n;
+
+	unit_fixture(path, sizeof(path), frag_images[0]);
+	manifest_load(&m, path);
+	for (n = 1; n <= 2; n++) {
+		img = image_open(path);
+		ck_assert_uint_eq(erofs_decoders_peak(img), 0);
+		ck_assert_int_eq(erofs_decoders_limit(img, n), 0);
+		ck_assert_int_eq(erofs_decoders_limit(img, n), -EBUSY);
+		read_all(img, &m, 4, &t);
+		expect_all_ok(&m, &t, "limited decoders");
+		erofs_frag_cache_stats(img, &st);
+		ck_assert_uint_le(st.decodes, packed_extents(img));
+		ck_assert_uint_ge(erofs_decoders_peak(img), 1);
+		ck_assert_uint_le(erofs_decoders_peak(img), n);
+		erofs_decoders_unlimit(img);
+		ck_assert_uint_eq(erofs_decoders_peak(img), 0);
+		ck_assert_int_eq(erofs_decoders_limit(img, 0), 0);
+		ck_assert_ptr_null(img->decoders);
+		erofs_image_close(img);
+	}
+	free(m.f);
 }
 END_TEST
 
@@ -1010,9 +1048,9 @@ END_TEST
 
 UNIT_MAIN("fragments", "EROFS_TEST_DATA",
 	  { "images",
-	    .tests = UNIT_TESTS(test_fragment_images, test_fragment_parts,
-				test_small_budget, test_nowait,
-				test_no_cache_without_fragments,
+	    .tests = UNIT_TESTS(test_fragment_images, test_decoders_limited,
+				test_fragment_parts, test_small_budget,
+				test_nowait, test_no_cache_without_fragments,
 				test_damaged_packed, test_prefetch, test_want,
 				test_used_up_first, test_used_up_whole,
 				test_held_back, test_mapping_reused,

@@ -43,7 +43,12 @@ static void add_output(unsigned int wants)
 
 static unsigned int threads(uint64_t bytes, unsigned int jobs)
 {
-	return cost_threads(&outs, decode, &img, bytes, jobs);
+	return cost_threads(&outs, decode, &img, bytes, jobs).threads;
+}
+
+static unsigned int decoders(uint64_t bytes, unsigned int jobs)
+{
+	return cost_threads(&outs, decode, &img, bytes, jobs).decoders;
 }
 
 /* The CPUs this test may run on. */
@@ -67,11 +72,32 @@ static unsigned int on_this_machine(unsigned int jobs)
 
 START_TEST(test_threads_one_job)
 {
+	unsigned int pair = usable_cpus() > 1 ? 2 : 0;
+
 	decode = true;
 	ck_assert_uint_eq(threads(1ULL << 40, 1), 0);
 	ck_assert_uint_eq(threads(1ULL << 40, 0), 0);
+	/* files to write: two workers, one decoding at a time */
+	add_output(OUT_OPENS);
+	ck_assert_uint_eq(threads(1ULL << 40, 1), pair);
+	ck_assert_uint_eq(decoders(1ULL << 40, 1), pair / 2);
+	ck_assert_uint_eq(cost_workers_most(1), pair);
+	ck_assert_uint_eq(cost_threads_most(1), 0);
+	ck_assert_uint_eq(threads(1ULL << 40, 0), 0);
+	/* not worth a thread, nor with nothing decoded */
+	ck_assert_uint_eq(threads(MIB, 1), 0);
+	decode = false;
+	ck_assert_uint_eq(threads(1ULL << 40, 1), 0);
 	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
 	ck_assert_uint_eq(threads(0, 1), 0);
+	decode = true;
+	ck_assert_uint_eq(threads(0, 1), 2);
+	ck_assert_uint_eq(decoders(0, 1), 1);
+	ck_assert_uint_eq(cost_workers_most(1), 2);
+	/* more jobs: every worker decodes */
+	ck_assert_uint_eq(threads(0, 3), 3);
+	ck_assert_uint_eq(decoders(0, 3), 0);
+	ck_assert_uint_eq(cost_workers_most(3), 3);
 }
 END_TEST
 
@@ -117,7 +143,9 @@ END_TEST
 
 /*
  * No more threads than the CPUs the process may run on: none on one CPU,
- * two on two, however many jobs; EROFS_FSCK_SYNC_NS=0 starts them all.
+ * two on two, however many jobs, and at -j1 for files to write, the pair
+ * that takes turns to decode only where another CPU can write meanwhile;
+ * EROFS_FSCK_SYNC_NS=0 starts them all.
  */
 START_TEST(test_threads_by_cpus)
 {
@@ -140,12 +168,17 @@ START_TEST(test_threads_by_cpus)
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
 	ck_assert_uint_eq(cost_cpus(), 1);
 	ck_assert_uint_eq(threads(1ULL << 30, 8), 0);
+	add_output(OUT_OPENS);
+	ck_assert_uint_eq(threads(1ULL << 30, 1), 0);
+	ck_assert_uint_eq(cost_workers_most(1), 0);
 	if (second >= 0) {
 		CPU_SET(second, &set);
 		ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
 		ck_assert_uint_eq(cost_cpus(), 2);
 		ck_assert_uint_eq(threads(1ULL << 30, 8), 2);
 		ck_assert_uint_eq(threads(1ULL << 30, 2), 2);
+		ck_assert_uint_eq(threads(1ULL << 30, 1), 2);
+		ck_assert_uint_eq(decoders(1ULL << 30, 1), 1);
 	}
 	setenv("EROFS_FSCK_SYNC_NS", "0", 1);
 	ck_assert_uint_eq(threads(1ULL << 30, 8), 8);
