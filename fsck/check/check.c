@@ -51,20 +51,30 @@ void checker_fini(struct checker *ck)
 	nidmap_fini(&ck->linked);
 }
 
+/*
+ * Index 0 is the pool's inline worker, which runs tasks on the walker's
+ * thread: it reads with the walker's context, whose cache holds the block
+ * the walker read the file's inode from, where a small file's data lies.
+ * A context of its own read that block again for every such file: four
+ * block reads in ten of the walker's thread, on a Debian root filesystem
+ * packed with lz4hc.
+ */
 void *checker_worker_init(void *priv, unsigned int index)
 {
 	struct checker *ck = priv;
 	struct fsck_worker *w = calloc(1, sizeof(*w));
 
-	(void)index;
 	if (!w)
 		return NULL;
+	w->ck = ck;
+	w->ctx = ck->ctx;
+	if (!index)
+		return w;
 	w->own = erofs_ctx_new(erofs_ctx_image(ck->ctx));
 	if (!w->own) {
 		free(w);
 		return NULL;
 	}
-	w->ck = ck;
 	w->ctx = w->own;
 	return w;
 }

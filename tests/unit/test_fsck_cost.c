@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The cost model's decision to start threads (by the work, and no more
- * than the CPUs to run on), and the results of fsck's steps as they leave
- * for the walker and the pool and come back.
+ * than the CPUs to run on), the reading context each worker gets, and the
+ * results of fsck's steps as they leave for the walker and the pool and
+ * come back.
  */
 #include <errno.h>
 #include <sched.h>
@@ -204,6 +205,40 @@ START_TEST(test_threads_env)
 }
 END_TEST
 
+/*
+ * The pool's inline worker (index 0) runs tasks on the walker's thread and
+ * reads with the walker's context, whose cache holds the blocks the walk
+ * read; a thread's worker has a context of its own.
+ */
+START_TEST(test_inline_worker_context)
+{
+	struct fsck_worker *here, *thread;
+	struct fsck_cfg cfg = { 0 };
+	struct erofs_ctx *ctx;
+	struct checker ck;
+
+	img.blkszbits = 12;
+	img.blksz = 4096;
+	ctx = erofs_ctx_new(&img);
+	ck_assert_ptr_nonnull(ctx);
+	checker_init(&ck, ctx, NULL, &cfg, &outs);
+	here = checker_worker_init(&ck, 0);
+	thread = checker_worker_init(&ck, 1);
+	ck_assert_ptr_nonnull(here);
+	ck_assert_ptr_nonnull(thread);
+	ck_assert_ptr_eq(here->ctx, ctx);
+	ck_assert_ptr_null(here->own);
+	ck_assert_ptr_nonnull(thread->own);
+	ck_assert_ptr_eq(thread->ctx, thread->own);
+	ck_assert_ptr_ne(thread->ctx, ctx);
+	ck_assert_ptr_eq(erofs_ctx_image(thread->ctx), &img);
+	checker_worker_fini(&ck, here);
+	checker_worker_fini(&ck, thread);
+	checker_fini(&ck);
+	erofs_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_results_to_errno)
 {
 	ck_assert_int_eq(check_errno(FSCK_OK), 0);
@@ -233,6 +268,8 @@ UNIT_MAIN("fsck_cost", NULL,
 	    .tests = UNIT_TESTS(test_threads_one_job, test_threads_by_work,
 				test_threads_by_codec, test_threads_by_cpus,
 				test_threads_env),
+	    .setup = setup },
+	  { "workers", .tests = UNIT_TESTS(test_inline_worker_context),
 	    .setup = setup },
 	  { "results",
 	    .tests = UNIT_TESTS(test_results_to_errno, test_results_of_errno) })
