@@ -47,6 +47,7 @@ int sched_start(struct sched *s, struct checker *ck,
 	if (ret)
 		return ret;
 	s->img = erofs_ctx_image(ck->ctx);
+	s->decoders = w->decoders;
 	s->ra = calloc(1, sizeof(*s->ra));
 	if (!s->ra || task_hold_init(ck) ||
 	    erofs_decoders_limit(s->img, w->decoders)) {
@@ -74,9 +75,13 @@ int sched_verity(struct sched *s, struct checker *ck)
 	bytes = erofs_verity_info(vc->v)->data_per_leaf * vc->block_size;
 	for (i = 0; i < n && !ret; i++) {
 		leaves[i] = (struct verity_leaf){ .vc = vc, .leaf = i };
-		/* SHA-256 costs about a nanosecond a byte */
-		ret = erofs_pool_submit(s->pool, verity_leaf_task, &leaves[i],
-					bytes);
+		/* -j1's pair takes turns to decode: hash on one thread too */
+		if (s->decoders)
+			ret = erofs_pool_run_here(s->pool, verity_leaf_task,
+						  &leaves[i]);
+		else /* SHA-256 costs about a nanosecond a byte */
+			ret = erofs_pool_submit(s->pool, verity_leaf_task,
+						&leaves[i], bytes);
 	}
 	err = erofs_pool_wait(s->pool);
 	free(leaves);

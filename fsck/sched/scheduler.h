@@ -24,6 +24,7 @@ struct task_hold;
 struct sched {
 	struct erofs_pool *pool;
 	struct erofs_image *img; /* its decoders limited (sched_start()) */
+	unsigned int decoders; /* at once, 0: as many as workers */
 	struct readahead *ra; /* of the packed inode */
 	struct task_hold *held; /* task.c: files held in walk order */
 	struct order_queue order; /* results, restored to walk order */
