@@ -6,8 +6,8 @@
 # when built with libarchive) and the commit by the last piece run
 # concurrently; --compare=DIR against an extracted tree, the same and
 # changed; a selection, whose packed extents no file read are decoded
-# after the walk; also on damaged copies, where pieces and packed extents
-# fail.
+# after the walk; -j1 --extract=DIR, whose two workers take turns to
+# decode; also on damaged copies, where pieces and packed extents fail.
 # Not a "make check" test: "make tsan-check" runs it. Prints TAP; exits
 # non-zero on any report.
 set -u
@@ -24,19 +24,19 @@ tar=yes
 "$fsck" --tar=/dev/null /nonexistent 2>&1 | grep -q 'without libarchive' &&
 	tar=
 
-# run EXPECTED-EXIT OPTION...
+# run EXPECTED-EXIT OPTION...: at -j4, or -j$jobs
 run()
 {
-	local want=$1 rc
+	local want=$1 j=${jobs:-4} rc
 	shift
 	rm -rf "$tmp/x"
-	"$fsck" -j4 "$@" >"$tmp/out" 2>"$tmp/err"
+	"$fsck" -j"$j" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" != "$want" ] || grep -q ThreadSanitizer "$tmp/err"; then
-		tap_not_ok "exit $rc (want $want): $*" ""
+		tap_not_ok "exit $rc (want $want): -j$j $*" ""
 		show "$tmp/err" 60
 	else
-		tap_ok "exit $rc: $*"
+		tap_ok "exit $rc: -j$j $*"
 	fi
 }
 
@@ -48,6 +48,11 @@ for name in lz4hc-fragments zstd-c64k-fragments deflate-48bit-c32k \
 	[ -z "$tar" ] || run 0 --tar="$tmp/a.tar" "$images/$name.erofs"
 done
 EROFS_FSCK_READAHEAD=1 run 0 --extract "$images/lz4hc-all-fragments.erofs"
+# -j1 extracting: two workers take turns to decode (the image's decoders
+# limited to one), the packed inode's extents read ahead meanwhile
+for name in lz4hc-all-fragments lzma-c64k; do
+	jobs=1 run 0 --extract="$tmp/x" "$images/$name.erofs"
+done
 # a selection: the packed extents no file read are decoded after the walk
 run 0 --extract --include=bigdir "$images/lz4hc-all-fragments.erofs"
 # --compare=DIR: the workers read the files on disk beside the image's,
@@ -68,6 +73,7 @@ for off in range(len(b) // 2, len(b) - 64, 4096):
 open(sys.argv[2], "wb").write(b)
 PY
 	run 4 --extract="$tmp/x" "$tmp/bad.erofs"
+	jobs=1 run 4 --extract="$tmp/x" "$tmp/bad.erofs"
 	run 4 --manifest "$tmp/bad.erofs"
 	[ -z "$tar" ] || run 4 --tar="$tmp/a.tar" --sparse "$tmp/bad.erofs"
 	[ "$name" = lz4hc-default ] ||
