@@ -43,9 +43,9 @@ struct cost_workers cost_threads(const struct outputs *outs, bool decode,
 				 unsigned int jobs);
 
 /*
- * The most threads cost_threads() lets decode at once for -j jobs,
- * whatever the work: what the outputs size their own threads for (the
- * archive's compressor).
+ * The most workers cost_threads() starts for -j jobs that all decode at
+ * once, whatever the work: none at -j1, which decodes on one thread. What
+ * the outputs size their own threads for (the archive's compressor).
  */
 unsigned int cost_threads_most(unsigned int jobs);
 

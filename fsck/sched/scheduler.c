@@ -37,26 +37,29 @@ static int sched_pool(struct sched *s, struct checker *ck, unsigned int threads)
 int sched_start(struct sched *s, struct checker *ck,
 		const struct cost_workers *w)
 {
-	unsigned int threads = w->threads;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	ck->sched = s;
 	order_init(&s->order, ck->rep);
-	ret = sched_pool(s, ck, threads);
-	if (ret)
-		return ret;
 	s->img = erofs_ctx_image(ck->ctx);
 	s->decoders = w->decoders;
-	s->ra = calloc(1, sizeof(*s->ra));
-	if (!s->ra || task_hold_init(ck) ||
-	    erofs_decoders_limit(s->img, w->decoders)) {
+	/* before any worker can read */
+	if (erofs_decoders_limit(s->img, w->decoders)) {
 		report_nomem(ck->rep, NULL);
 		return -ENOMEM;
 	}
-	order_set_threaded(&s->order, threads > 0);
+	ret = sched_pool(s, ck, w->threads);
+	if (ret)
+		return ret;
+	s->ra = calloc(1, sizeof(*s->ra));
+	if (!s->ra || task_hold_init(ck)) {
+		report_nomem(ck->rep, NULL);
+		return -ENOMEM;
+	}
+	order_set_threaded(&s->order, w->threads > 0);
 	s->split_ns = split_piece_ns();
-	s->splits_max = threads ? threads : 1;
+	s->splits_max = w->threads ? w->threads : 1;
 	readahead_init(s->ra, ck->ctx, s->pool);
 	return 0;
 }

@@ -44,7 +44,8 @@ int sched_start(struct sched *s, struct checker *ck,
 
 /*
  * Check every leaf of ck's dm-verity tree (check/verity.h) on the
- * workers, and wait for them: 0, or a negative errno after reporting.
+ * workers (on the walker when they take turns to decode), and wait for
+ * them: 0, or a negative errno after reporting.
  */
 int sched_verity(struct sched *s, struct checker *ck);
 
