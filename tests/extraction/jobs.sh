@@ -102,9 +102,9 @@ check()
 	EROFS_FSCK_SYNC_NS=$no_threads run_jobs "$tag" 1 1 "$@"
 	run_jobs "$tag" pair 1 "$@"
 	for j in 2 8; do
-		EROFS_FSCK_SPLIT=$split run_jobs "$tag" "$j" "$j" "$@"
+		EROFS_FSCK_SPLIT=$split run_jobs "$tag" "-j$j" "$j" "$@"
 	done
-	for j in pair 2 8; do
+	for j in pair -j2 -j8; do
 		same "$tag" "$j" || { ok=0; break; }
 	done
 	if [ "$ok" = 1 ] && [ -n "${problems:-}" ] &&
