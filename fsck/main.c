@@ -491,17 +491,16 @@ static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
 static void report_workers(struct report *rep, unsigned int jobs,
 			   const struct cost_workers *w)
 {
+	char turns[48] = "";
+
 	if (jobs <= 1 && !w->threads)
 		return;
 	if (w->decoders)
-		report_msg(
-			rep, FSCK_LVL_DEBUG,
-			"-j%u: %u worker threads, %u decoding at once (CPUs to run on: %u)",
-			jobs, w->threads, w->decoders, cost_cpus());
-	else
-		report_msg(rep, FSCK_LVL_DEBUG,
-			   "-j%u: %u worker threads (CPUs to run on: %u)", jobs,
-			   w->threads, cost_cpus());
+		snprintf(turns, sizeof(turns), ", %u decoding at once",
+			 w->decoders);
+	report_msg(rep, FSCK_LVL_DEBUG,
+		   "-j%u: %u worker threads%s (CPUs to run on: %u)", jobs,
+		   w->threads, turns, cost_cpus());
 }
 
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,

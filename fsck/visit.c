@@ -123,6 +123,7 @@ void visit_init(struct checker *ck, struct walk_visitor *v)
 
 int visit_finish(struct checker *ck)
 {
+	unsigned int peak;
 	int ret = 0;
 
 	if (ck->sched->pool && interrupted())
@@ -142,10 +143,11 @@ int visit_finish(struct checker *ck)
 			ck->rep, FSCK_LVL_DEBUG,
 			"files too small to hand over, checked on the walker: %llu",
 			(unsigned long long)ck->stats.walker_files);
-	if (erofs_decoders_peak(erofs_ctx_image(ck->ctx)))
+	/* every task has ended: the peak is the run's */
+	peak = erofs_decoders_peak(erofs_ctx_image(ck->ctx));
+	if (peak)
 		report_msg(ck->rep, FSCK_LVL_DEBUG,
-			   "threads decoding at once: at most %u",
-			   erofs_decoders_peak(erofs_ctx_image(ck->ctx)));
+			   "threads decoding at once: at most %u", peak);
 	if (ck->stats.held_files)
 		report_msg(ck->rep, FSCK_LVL_DEBUG,
 			   "held files: %llu, queued in %llu batches",
