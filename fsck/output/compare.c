@@ -127,8 +127,12 @@ static const char *type_name(mode_t mode)
 static bool same_mtime(const struct compare *c,
 		       const struct erofs_inode *inode, const struct stat *st)
 {
-	int64_t d = (int64_t)st->st_mtim.tv_sec - inode->mtime;
+	int64_t d;
 
+	/* times a whole 64-bit range apart are not the same */
+	if (__builtin_sub_overflow((int64_t)st->st_mtim.tv_sec, inode->mtime,
+				   &d))
+		return false;
 	if (c->modify_window >= 0)
 		return d >= -c->modify_window && d <= c->modify_window;
 	if (inode->inode_size == EROFS_INODE_COMPACT_SIZE)

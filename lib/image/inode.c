@@ -61,17 +61,24 @@ static int locate(struct erofs_ctx *ctx, uint64_t nid, struct erofs_inode *inode
 	return 0;
 }
 
-static void decode_compact(const struct erofs_image *img, const uint8_t *raw,
+/*
+ * False when the compact inode's seconds past the superblock's epoch
+ * (docs/format.md, "Times") make a time no 64-bit count of seconds holds.
+ */
+static bool decode_compact(const struct erofs_image *img, const uint8_t *raw,
 			   struct erofs_inode *inode, uint16_t *hi)
 {
 	bool nlink1 = inode->format & (1u << EROFS_I_NLINK_1_BIT);
 	uint16_t nb = erofs_get16(raw + EROFS_IC_NB);
+	uint32_t secs = erofs_get32(raw + EROFS_IC_MTIME);
+	bool time_ok;
 
 	inode->inode_size = EROFS_INODE_COMPACT_SIZE;
 	inode->xattr_icount = erofs_get16(raw + EROFS_IC_XATTR_ICOUNT);
 	inode->mode = erofs_get16(raw + EROFS_IC_MODE);
 	inode->size = erofs_get32(raw + EROFS_IC_SIZE);
-	inode->mtime = img->epoch + (int64_t)erofs_get32(raw + EROFS_IC_MTIME);
+	time_ok = !__builtin_add_overflow(img->epoch, (int64_t)secs,
+					  &inode->mtime);
 	inode->mtime_nsec = img->fixed_nsec;
 	inode->ino = erofs_get32(raw + EROFS_IC_INO);
 	inode->uid = erofs_get16(raw + EROFS_IC_UID);
@@ -83,6 +90,7 @@ static void decode_compact(const struct erofs_image *img, const uint8_t *raw,
 		inode->nlink = 1;
 		*hi = nb;
 	}
+	return time_ok;
 }
 
 static void decode_extended(const uint8_t *raw, struct erofs_inode *inode,
@@ -281,8 +289,11 @@ int erofs_read_inode(struct erofs_ctx *ctx, uint64_t nid,
 		if (ret)
 			return ret;
 		decode_extended(raw, inode, &hi);
-	} else {
-		decode_compact(img, raw, inode, &hi);
+	} else if (!decode_compact(img, raw, inode, &hi)) {
+		return INODE_CORRUPT(ctx, inode, inode->addr + EROFS_IC_MTIME,
+				     "mtime %u seconds past the superblock's epoch %lld overflows",
+				     erofs_get32(raw + EROFS_IC_MTIME),
+				     (long long)img->epoch);
 	}
 	inode->dot_omitted = S_ISDIR(inode->mode) &&
 			     (inode->format & (1u << EROFS_I_DOT_OMITTED_BIT));

@@ -632,6 +632,16 @@ def sb_case(**fields):
     return img.finish(root)
 
 
+def epoch_case():
+    """a compact inode's time is seconds past the superblock's epoch
+    (format.md, "Times"): the root's, one past the largest 64-bit time"""
+    img = Image()
+    root, _ = root_with(img, [])
+    img.put(root, 12, struct.pack("<I", 1))     # i_mtime
+    img.sb["epoch"] = (1 << 63) - 1
+    return img.finish(root)
+
+
 def superblock_cases():
     yield Case("root nid past the end", sb_case(root_nid=0xFFFF),
                SAYS_PAST_END + r"|root|nid")
@@ -642,6 +652,9 @@ def superblock_cases():
     yield Case("packed inode past the end",
                sb_case(packed_nid=1 << 40, incompat=INCOMPAT_FRAGMENTS),
                SAYS_PAST_END + r"|packed|nid")
+    yield Case("epoch of 2^63 - 1, a compact inode a second past it",
+               epoch_case(), r"mtime 1 seconds past the superblock's "
+               r"epoch 9223372036854775807 overflows")
 
 
 PLAN = [tree_cases, dir_cases, file_cases, symlink_cases, xattr_cases,

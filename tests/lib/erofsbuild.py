@@ -70,12 +70,13 @@ class Image:
         self.meta[pos:pos + len(raw)] = raw
 
     def inode(self, nid, mode, size, layout, u=0, nlink=1, extended=False,
-              nb=None, xattr_icount=0, fmt_bits=0):
+              nb=None, xattr_icount=0, fmt_bits=0, mtime=1700000000):
+        """mtime: an extended inode's; a compact one's is the epoch"""
         fmt = (1 if extended else 0) | layout << 1 | fmt_bits
         if extended:
             raw = struct.pack("<HHHHQIIIIqII16x", fmt, xattr_icount, mode,
                               nb or 0, size, u, self.inos, 0, 0,
-                              1700000000, 0, nlink)
+                              mtime, 0, nlink)
         else:
             raw = struct.pack("<HHHHIIIIHH4x", fmt, xattr_icount, mode,
                               nlink if nb is None else nb, size, 0, u,

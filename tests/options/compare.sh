@@ -14,7 +14,8 @@
 # the image has a directory is a difference and is never followed; --path
 # compares a subtree; a selection reports the DIR-only names it would take
 # and only those; compact inodes (mkfs.erofs -T) compare at whole seconds,
-# and --modify-window=1 takes a second apart as equal; an ordinary
+# and --modify-window=1 takes a second apart as equal; an mtime at the
+# start of the 64-bit range differs from DIR's; an ordinary
 # user can compare; corruption keeps its own exit status; bad options are
 # refused.
 #
@@ -245,6 +246,31 @@ fi
 run_fsck "$out" "$err" --modify-window=1 --compare="$tree" \
 	"$scratch/compact.erofs"
 tap_status "--modify-window=1: a second apart is equal" 0 $?
+
+# an extended inode's mtime at the start of the 64-bit range, crafted:
+# DIR's time minus it does not fit in 64 bits, and is a difference
+PYTHONPATH=${srcdir:-$(dirname "$0")/..}/lib python3 - \
+	"$scratch/oldest.erofs" <<'EOF' || exit 99
+import sys
+from erofsbuild import Image, root_with, S_IFREG, FLAT_PLAIN, FT_REG
+img = Image()
+root, (nid,) = root_with(img, [(b"f", 64, FT_REG)])
+img.inode(nid, S_IFREG | 0o644, 0, FLAT_PLAIN, extended=True,
+          mtime=-(1 << 63))
+with open(sys.argv[1], "wb") as f:
+    f.write(img.finish(root))
+EOF
+mkdir "$scratch/oldest" && : >"$scratch/oldest/f" || exit 99
+chmod 0644 "$scratch/oldest/f"
+run_fsck "$out" "$err" --compare="$scratch/oldest" "$scratch/oldest.erofs"
+rc=$?
+if [ "$rc" -eq 1 ] &&
+	grep -q "^/f: mtime -9223372036854775808\.0* in the image" "$out"; then
+	tap_ok "an mtime 2^63 seconds before 1970: a difference"
+else
+	tap_not_ok "an mtime 2^63 seconds before 1970: a difference (exit $rc)" \
+		"$out"
+fi
 
 fresh
 mkdir "$scratch/outside"
