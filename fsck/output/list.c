@@ -42,10 +42,14 @@ static void list_time(struct strbuf *sb, int64_t sec, uint32_t nsec)
 	struct tm tm;
 
 	if (gmtime_r(&t, &tm) &&
-	    strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
-		sb_addf(sb, "%s.%09u", buf, nsec);
-	else
-		sb_addf(sb, "@%lld.%09u", (long long)sec, nsec);
+	    strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm)) {
+		sb_adds(sb, buf);
+	} else {
+		sb_addc(sb, '@');
+		sb_add_int(sb, sec);
+	}
+	sb_addc(sb, '.');
+	sb_add_num(sb, nsec, 10, 9);
 }
 
 /*
@@ -122,16 +126,23 @@ int list_entry(FILE *out, const struct walk_entry *e, const char *target,
 	int ret = 0;
 
 	list_perms(perms, inode->mode);
-	sb_addf(&sb, "%c%s %u/%u ", list_type(inode->mode, first != NULL),
-		perms, inode->uid, inode->gid);
-	if (S_ISCHR(inode->mode) || S_ISBLK(inode->mode))
-		sb_addf(&sb, "%u,%u", erofs_rdev_major(inode->rdev),
-			erofs_rdev_minor(inode->rdev));
-	else if (S_ISFIFO(inode->mode) || S_ISSOCK(inode->mode) ||
-		 S_ISDIR(inode->mode))
+	sb_addc(&sb, list_type(inode->mode, first != NULL));
+	sb_adds(&sb, perms);
+	sb_addc(&sb, ' ');
+	sb_add_num(&sb, inode->uid, 10, 0);
+	sb_addc(&sb, '/');
+	sb_add_num(&sb, inode->gid, 10, 0);
+	sb_addc(&sb, ' ');
+	if (S_ISCHR(inode->mode) || S_ISBLK(inode->mode)) {
+		sb_add_num(&sb, erofs_rdev_major(inode->rdev), 10, 0);
+		sb_addc(&sb, ',');
+		sb_add_num(&sb, erofs_rdev_minor(inode->rdev), 10, 0);
+	} else if (S_ISFIFO(inode->mode) || S_ISSOCK(inode->mode) ||
+		   S_ISDIR(inode->mode)) {
 		sb_addc(&sb, '0');
-	else
-		sb_addf(&sb, "%llu", (unsigned long long)inode->size);
+	} else {
+		sb_add_num(&sb, inode->size, 10, 0);
+	}
 	sb_addc(&sb, ' ');
 	list_time(&sb, inode->mtime, inode->mtime_nsec);
 	sb_addc(&sb, ' ');
@@ -140,13 +151,13 @@ int list_entry(FILE *out, const struct walk_entry *e, const char *target,
 	else
 		sb_addc(&sb, '.');
 	if (first) {
-		sb_addf(&sb, " link to ");
+		sb_adds(&sb, " link to ");
 		if (*first)
 			list_quote(&sb, first, strlen(first));
 		else
 			sb_addc(&sb, '.');
 	} else if (target) {
-		sb_addf(&sb, " -> ");
+		sb_adds(&sb, " -> ");
 		list_quote(&sb, target, strlen(target));
 	}
 	sb_addc(&sb, '\n');

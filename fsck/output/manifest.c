@@ -113,29 +113,43 @@ static void mf_body(struct strbuf *sb, const struct erofs_inode *inode,
 {
 	char type = mf_type(inode->mode);
 
-	sb_addf(sb, "%c %04o %u %u ", type,
-		type == 'l' ? 0777 : inode->mode & 07777, inode->uid,
-		inode->gid);
+	sb_addc(sb, type);
+	sb_addc(sb, ' ');
+	sb_add_num(sb, type == 'l' ? 0777 : inode->mode & 07777, 8, 4);
+	sb_addc(sb, ' ');
+	sb_add_num(sb, inode->uid, 10, 0);
+	sb_addc(sb, ' ');
+	sb_add_num(sb, inode->gid, 10, 0);
+	sb_addc(sb, ' ');
 	if (type == 'd')
 		sb_addc(sb, '-');
 	else if (type == 'f' || type == 'l')
-		sb_addf(sb, "%llu", (unsigned long long)inode->size);
+		sb_add_num(sb, inode->size, 10, 0);
 	else
 		sb_addc(sb, '0');
-	sb_addf(sb, " %lld.%09u ", (long long)inode->mtime, inode->mtime_nsec);
+	sb_addc(sb, ' ');
+	sb_add_int(sb, inode->mtime);
+	sb_addc(sb, '.');
+	sb_add_num(sb, inode->mtime_nsec, 10, 9);
+	sb_addc(sb, ' ');
 	if (digest)
 		sb_hex(sb, digest, EROFS_SHA256_LEN);
 	else
 		sb_addc(sb, '-');
-	if (type == 'c' || type == 'b')
-		sb_addf(sb, " %u:%u", erofs_rdev_major(inode->rdev),
-			erofs_rdev_minor(inode->rdev));
-	else
-		sb_addf(sb, " -");
-	if (type == 'd')
-		sb_addf(sb, " -");
-	else
-		sb_addf(sb, " %u", inode->nlink);
+	if (type == 'c' || type == 'b') {
+		sb_addc(sb, ' ');
+		sb_add_num(sb, erofs_rdev_major(inode->rdev), 10, 0);
+		sb_addc(sb, ':');
+		sb_add_num(sb, erofs_rdev_minor(inode->rdev), 10, 0);
+	} else {
+		sb_adds(sb, " -");
+	}
+	if (type == 'd') {
+		sb_adds(sb, " -");
+	} else {
+		sb_addc(sb, ' ');
+		sb_add_num(sb, inode->nlink, 10, 0);
+	}
 }
 
 struct manifest *manifest_new(FILE *out)
@@ -202,9 +216,14 @@ static int mf_print_line(struct manifest *m, const struct mf_line *l)
 	if (l->linked || !l->body)
 		g = nidmap_find(&m->groups, l->nid);
 	sb_reset(sb);
-	sb_addf(sb, "%s %s %s %s\n", l->path, l->body ? l->body : g->body,
-		l->linked ? g->leader : "-",
-		l->xattrs ? l->xattrs : g->xattrs);
+	sb_adds(sb, l->path);
+	sb_addc(sb, ' ');
+	sb_adds(sb, l->body ? l->body : g->body);
+	sb_addc(sb, ' ');
+	sb_adds(sb, l->linked ? g->leader : "-");
+	sb_addc(sb, ' ');
+	sb_adds(sb, l->xattrs ? l->xattrs : g->xattrs);
+	sb_addc(sb, '\n');
 	if (sb->failed)
 		return mf_failed(m, -ENOMEM);
 	if (fwrite(sb->s, 1, sb->len, m->out) != sb->len)

@@ -64,10 +64,12 @@ uint64_t cost_file(const struct erofs_inode *inode, bool decode, bool extract);
 
 /*
  * Is a regular file's task smaller than handing it to a worker? When its
- * data lies whole in its inode's block (read already to read the inode),
- * for outputs that open no file on disk for it (the caller's to know).
+ * data lies whole in its inode's block (read already to read the inode)
+ * and is not hashed, for outputs that open no file on disk for it (the
+ * caller's to know); an empty file always.
  */
-bool cost_file_trivial(const struct erofs_inode *inode, uint32_t blksz);
+bool cost_file_trivial(const struct erofs_inode *inode, uint32_t blksz,
+		       bool hashed);
 
 /* Mapping an extent and handing on len of its bytes. */
 uint64_t cost_extent(const struct erofs_map *map, uint64_t len);

@@ -226,7 +226,8 @@ static enum fsck_result file_task_begin(struct checker *ck,
 static enum fsck_result file_task_queue(struct checker *ck, struct file_task *t)
 {
 	if (!outputs_want(ck->outs, OUT_OPENS) &&
-	    cost_file_trivial(&t->inode, erofs_ctx_image(ck->ctx)->blksz)) {
+	    cost_file_trivial(&t->inode, erofs_ctx_image(ck->ctx)->blksz,
+			      check_hashes(ck) || ck->cfg->digests)) {
 		ck->stats.walker_files++;
 		return fsck_result_of(
 			erofs_pool_run_here(ck->sched->pool, file_task_run, t));

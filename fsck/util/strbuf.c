@@ -78,29 +78,67 @@ void sb_add(struct strbuf *sb, const void *data, size_t len)
 	sb->s[sb->len] = '\0';
 }
 
-void sb_addc(struct strbuf *sb, char c)
-{
-	sb_add(sb, &c, 1);
-}
+/* Room past the string that formatting tries first, in one pass. */
+#define SB_FORMAT_SLACK 64
 
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int n;
 
+	if (!sb_grow(sb, SB_FORMAT_SLACK))
+		return;
+	room = sb->cap - sb->len;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(sb->s + sb->len, room, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
+		sb->s[sb->len] = '\0';
 		sb->failed = true;
 		return;
 	}
-	if (!sb_grow(sb, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)n >= room) {
+		/* cut short: make room for it all, and format it again */
+		sb->s[sb->len] = '\0';
+		if (!sb_grow(sb, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	sb->len += (size_t)n;
+}
+
+void sb_add_num(struct strbuf *sb, uint64_t v, unsigned int base,
+		unsigned int width)
+{
+	char digits[64];
+	size_t n = 0;
+
+	do {
+		digits[sizeof(digits) - ++n] = hexdigits[v % base];
+		v /= base;
+	} while (v);
+	while (n < width && n < sizeof(digits))
+		digits[sizeof(digits) - ++n] = '0';
+	sb_add(sb, digits + sizeof(digits) - n, n);
+}
+
+void sb_add_int(struct strbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		sb_addc(sb, '-');
+		/* the magnitude of INT64_MIN too */
+		sb_add_num(sb, -(uint64_t)v, 10, 0);
+		return;
+	}
+	sb_add_num(sb, (uint64_t)v, 10, 0);
+}
+
+void sb_adds(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
 }
 
 bool esc_needed(unsigned char c, const char *extra)
@@ -114,20 +152,20 @@ void sb_escape(struct strbuf *sb, const void *data, size_t len,
 	       const char *extra)
 {
 	const unsigned char *p = data;
-	size_t i;
+	size_t i = 0, run;
 
-	for (i = 0; i < len; i++) {
-		if (!esc_needed(p[i], extra)) {
-			sb_addc(sb, (char)p[i]);
-			continue;
-		}
-		if (!sb_grow(sb, 4))
+	while (i < len) {
+		for (run = i; run < len && !esc_needed(p[run], extra); run++)
+			;
+		sb_add(sb, p + i, run - i);
+		if (run == len || !sb_grow(sb, 4))
 			return;
 		sb->s[sb->len++] = '\\';
 		sb->s[sb->len++] = 'x';
-		sb->s[sb->len++] = hexdigits[p[i] >> 4];
-		sb->s[sb->len++] = hexdigits[p[i] & 15];
+		sb->s[sb->len++] = hexdigits[p[run] >> 4];
+		sb->s[sb->len++] = hexdigits[p[run] & 15];
 		sb->s[sb->len] = '\0';
+		i = run + 1;
 	}
 }
 

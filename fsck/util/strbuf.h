@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf {
 	char *s;		/* NUL-terminated once anything was added */
@@ -26,9 +27,30 @@ void sb_reset(struct strbuf *sb);
 char *sb_detach(struct strbuf *sb);
 
 void sb_add(struct strbuf *sb, const void *data, size_t len);
-void sb_addc(struct strbuf *sb, char c);
+
+/* A byte at a time is how lines are built: the common case inline. */
+static inline void sb_addc(struct strbuf *sb, char c)
+{
+	if (sb->len + 2 <= sb->cap && !sb->failed) {
+		sb->s[sb->len++] = c;
+		sb->s[sb->len] = '\0';
+		return;
+	}
+	sb_add(sb, &c, 1);
+}
+
+void sb_adds(struct strbuf *sb, const char *s);
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Append v in base 2 to 16, zero-padded to width digits (at most 64):
+ * what lines written per entry use instead of sb_addf(), whose parsing
+ * of the format cost more than the rest of such a line.
+ */
+void sb_add_num(struct strbuf *sb, uint64_t v, unsigned int base,
+		unsigned int width);
+/* Append v in decimal. */
+void sb_add_int(struct strbuf *sb, int64_t v);
 
 /* Append data escaped; extra lists more bytes to escape (may be NULL). */
 void sb_escape(struct strbuf *sb, const void *data, size_t len,

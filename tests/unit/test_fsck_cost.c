@@ -249,6 +249,28 @@ START_TEST(test_results_to_errno)
 }
 END_TEST
 
+/*
+ * A file whose data is in its inode's block is run where it is met,
+ * unless its content is hashed; an empty one always.
+ */
+START_TEST(test_file_trivial)
+{
+	struct erofs_inode inode = { .layout = EROFS_INODE_FLAT_INLINE };
+
+	inode.size = 0;
+	ck_assert(cost_file_trivial(&inode, 4096, false));
+	ck_assert(cost_file_trivial(&inode, 4096, true));
+	inode.size = 4095;
+	ck_assert(cost_file_trivial(&inode, 4096, false));
+	ck_assert(!cost_file_trivial(&inode, 4096, true));
+	inode.size = 4096;
+	ck_assert(!cost_file_trivial(&inode, 4096, false));
+	inode.size = 100;
+	inode.layout = EROFS_INODE_FLAT_PLAIN;
+	ck_assert(!cost_file_trivial(&inode, 4096, false));
+}
+END_TEST
+
 START_TEST(test_results_of_errno)
 {
 	ck_assert_int_eq(fsck_result_of(0), FSCK_OK);
@@ -269,7 +291,8 @@ UNIT_MAIN("fsck_cost", NULL,
 				test_threads_by_codec, test_threads_by_cpus,
 				test_threads_env),
 	    .setup = setup },
-	  { "workers", .tests = UNIT_TESTS(test_inline_worker_context),
+	  { "workers",
+	    .tests = UNIT_TESTS(test_inline_worker_context, test_file_trivial),
 	    .setup = setup },
 	  { "results",
 	    .tests = UNIT_TESTS(test_results_to_errno, test_results_of_errno) })

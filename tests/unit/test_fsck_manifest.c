@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of the command's pure parts: escaping, nid map, manifest. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,54 @@ START_TEST(test_addf_grows)
 	ck_assert_uint_eq(sb.len, 4000);
 	ck_assert(!sb.failed);
 	ck_assert(!strncmp(sb.s + 3996, "0999", 4));
+	sb_release(&sb);
+}
+END_TEST
+
+/* A line longer than the room formatting tries first is formatted whole. */
+START_TEST(test_addf_long)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char word[301];
+
+	memset(word, 'w', 300);
+	word[300] = '\0';
+	sb_addf(&sb, "<%s>", "a");
+	sb_addf(&sb, "[%s]%d", word, 7);
+	ck_assert_uint_eq(sb.len, 3 + 303);
+	ck_assert_uint_eq(strlen(sb.s), sb.len);
+	ck_assert(!strncmp(sb.s, "<a>[www", 7));
+	ck_assert_str_eq(sb.s + sb.len - 3, "w]7");
+	sb_release(&sb);
+}
+END_TEST
+
+START_TEST(test_add_num)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_add_num(&sb, 0, 10, 0);
+	sb_addc(&sb, ' ');
+	sb_add_num(&sb, 0755, 8, 4);
+	sb_addc(&sb, ' ');
+	sb_add_num(&sb, 07777, 8, 4);
+	sb_addc(&sb, ' ');
+	sb_add_num(&sb, 123456789, 10, 4);
+	sb_addc(&sb, ' ');
+	sb_add_num(&sb, 5, 10, 9);
+	sb_addc(&sb, ' ');
+	sb_add_num(&sb, UINT64_MAX, 10, 0);
+	sb_addc(&sb, ' ');
+	sb_add_num(&sb, 0xbeef, 16, 0);
+	sb_addc(&sb, ' ');
+	sb_add_int(&sb, -1);
+	sb_addc(&sb, ' ');
+	sb_add_int(&sb, INT64_MIN);
+	sb_addc(&sb, ' ');
+	sb_add_int(&sb, INT64_MAX);
+	ck_assert_str_eq(sb.s, "0 0755 7777 123456789 000000005 "
+			       "18446744073709551615 beef -1 "
+			       "-9223372036854775808 9223372036854775807");
 	sb_release(&sb);
 }
 END_TEST
@@ -367,7 +416,8 @@ UNIT_MAIN("fsck", NULL,
 	  { "core",
 	    .tests = UNIT_TESTS(test_escape_printable,
 				test_escape_special_bytes, test_escape_extra,
-				test_hex, test_addf_grows, test_nidmap,
+				test_hex, test_addf_grows, test_addf_long,
+				test_add_num, test_nidmap,
 				test_nidset, test_nidset_sparse,
 				test_manifest_streams_and_groups,
 				test_manifest_pending_holds_later_lines,

@@ -50,6 +50,14 @@ static int tar_add_hole(struct tar_file *tf, uint64_t off, uint64_t len,
 
 	if (!len)
 		return 0;
+	if (off > tf->inode.size || len > tf->inode.size - off)
+		return -EINVAL;
+	/*
+	 * The buffer is not zeroed (tar_file_queue()): a hole's bytes are
+	 * never archived from it, but a linked file's copy writes it whole.
+	 */
+	if (tf->mem)
+		memset(tf->mem + off, 0, len);
 	pthread_mutex_lock(&tf->lock);
 	h = tf->nholes ? &tf->holes[tf->nholes - 1] : NULL;
 	if (h && h->off + h->len == off) {
