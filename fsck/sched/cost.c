@@ -56,9 +56,8 @@ uint64_t cost_file(const struct erofs_inode *inode, bool decode, bool extract)
  * -j2 took 1.3 to 1.8 times as long as -j1, which runs every task on the
  * walker. A block of its own to read is not trivial: on slow storage the
  * workers overlap those reads. Hashing the copy is not trivial either:
- * with SHA-256 on the workers, --manifest -j2 of 10^5 files of 10 bytes
- * to 2 KiB took 0.13-0.15 s against 0.15-0.18 s, and of /usr/share 0.46
- * s against 0.48 s, the walker's share 18% down to 14%.
+ * it costs more than the handing over (bench/README.md, "Figures behind
+ * the code's constants").
  */
 bool cost_file_trivial(const struct erofs_inode *inode, uint32_t blksz,
 		       bool hashed)
