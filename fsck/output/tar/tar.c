@@ -620,8 +620,9 @@ int tar_file_queue(struct tar_writer *tw, struct tar_file *tf,
 	}
 	/*
 	 * Not zeroed: every byte is stored by the data or, in a hole, zeroed
-	 * by tar_add_hole(). Zeroing it here cost the walker as much as the
-	 * pieces' copies of the data.
+	 * by tar_add_hole(). Zeroing it here made the walker write every byte
+	 * of the image's files once more (bench/README.md, "The walker's
+	 * share").
 	 */
 	if (size) {
 		tf->mem = malloc((size_t)size);
