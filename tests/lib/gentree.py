@@ -6,7 +6,8 @@ usage: gentree.py DIR
 DIR must not exist. Every byte, name and mode comes from SHAKE-256 of a
 fixed key, so two runs give the same tree. About 9 MiB, 400 entries:
 files of 0, 1, 4095, 4096, 4097 ... bytes, multi-MiB compressible and
-incompressible files, symlinks, a hard link, a fifo, nested directories, a
+incompressible files, symlinks, hard links (one with runs of zeros), a
+fifo, nested directories, a
 directory of a few hundred entries and long names.
 """
 import hashlib
@@ -106,6 +107,11 @@ def links(top):
     os.symlink("t" * 1000, os.path.join(d, "long-target"))
     write(os.path.join(d, "hard-a"), text("hardlink", 5000))
     os.link(os.path.join(d, "hard-a"), os.path.join(top, "hard-b"))
+    # runs of zeros that an archive's --sparse makes holes, in a file with
+    # a second name (whose data an archive may have to copy whole)
+    write(os.path.join(d, "zeros-a"), text("zeros", 5000) + bytes(70000) +
+          text("zeros-end", 3000) + bytes(9000))
+    os.link(os.path.join(d, "zeros-a"), os.path.join(d, "zeros-b"))
     os.mkfifo(os.path.join(d, "fifo"))
 
 
