@@ -110,7 +110,7 @@ static const char *put_source_content(struct strbuf *sb,
 		return what;
 	}
 	what = size ? what : "empty";
-	sb_addf(sb, "%s", what);
+	sb_adds(sb, what);
 	erofs_source_close(src);
 	return what;
 }

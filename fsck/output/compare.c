@@ -81,7 +81,7 @@ static int cmp_open(const struct compare *c, const char *rel, size_t rellen,
 	struct strbuf sb = STRBUF_INIT;
 	int fd, err;
 
-	sb_addf(&sb, "%s", c->base);
+	sb_adds(&sb, c->base);
 	if (rellen)
 		sb_add(&sb, rel, rellen);
 	if (!sb.len)
@@ -275,7 +275,7 @@ static enum fsck_result cmp_links(struct compare *c, const struct walk_entry *e,
 static void xattr_named(struct strbuf *sb, const char *name, size_t len,
 			const char *why)
 {
-	sb_addf(sb, "%s", sb->len ? ", " : "");
+	sb_adds(sb, sb->len ? ", " : "");
 	sb_escape(sb, name, len, NULL);
 	sb_addf(sb, " (%s)", why);
 }
@@ -561,7 +561,7 @@ static bool cmp_left_out(const struct compare *c, const struct cmp_dir *d,
 		sb_add(&rel, d->path + d->pathlen - d->rellen, d->rellen);
 		sb_addc(&rel, '/');
 	}
-	sb_addf(&rel, "%s", name);
+	sb_adds(&rel, name);
 	if (rel.failed) {
 		sb_release(&rel);
 		return false;
@@ -594,7 +594,7 @@ static void cmp_dir_end(void *priv, void *state)
 			sb_add(&sb, d->path, d->pathlen);
 			sb_addc(&sb, '/');
 		}
-		sb_addf(&sb, "%s", d->names[i]);
+		sb_adds(&sb, d->names[i]);
 		loc.path = sb.failed ? d->names[i] : sb.s;
 		loc.pathlen = strlen(loc.path);
 		report_difference(c->rep, &loc, "only in DIR");

@@ -67,7 +67,7 @@ static void json_u64(struct strbuf *sb, const char *key, uint64_t v,
 		     bool *first)
 {
 	json_key(sb, key, first);
-	sb_addf(sb, "%llu", (unsigned long long)v);
+	sb_add_num(sb, v, 10, 0);
 }
 
 static void json_id(struct strbuf *sb, const char *key, uint64_t v)
@@ -88,7 +88,7 @@ static void json_features(struct strbuf *sb, const struct erofs_image *img)
 		names[0] = '\0';
 	for (p = strtok_r(names, " ", &save); p;
 	     p = strtok_r(NULL, " ", &save)) {
-		sb_addf(sb, "%s", any ? ", " : "");
+		sb_adds(sb, any ? ", " : "");
 		json_str(sb, p);
 		any = true;
 	}
@@ -227,7 +227,7 @@ int json_write(FILE *out, const struct json_summary *s,
 	json_u64(&sb, "exit_status", (uint64_t)s->status, &first);
 	json_key(&sb, "completed", &first);
 	incomplete = s->status & (FSCK_EXIT_OPERATIONAL | FSCK_EXIT_CANCELLED);
-	sb_addf(&sb, "%s", incomplete ? "false" : "true");
+	sb_adds(&sb, incomplete ? "false" : "true");
 	json_problems(&sb, rep, &first);
 	sb_addf(&sb, "\n}\n");
 	if (sb.failed)

@@ -117,64 +117,69 @@ static void list_quote(struct strbuf *sb, const char *s, size_t len)
 	}
 }
 
-int list_entry(FILE *out, const struct walk_entry *e, const char *target,
-	       const char *first)
-{
-	const struct erofs_inode *inode = e->inode;
-	struct strbuf sb = STRBUF_INIT;
-	char perms[10];
-	int ret = 0;
-
-	list_perms(perms, inode->mode);
-	sb_addc(&sb, list_type(inode->mode, first != NULL));
-	sb_adds(&sb, perms);
-	sb_addc(&sb, ' ');
-	sb_add_num(&sb, inode->uid, 10, 0);
-	sb_addc(&sb, '/');
-	sb_add_num(&sb, inode->gid, 10, 0);
-	sb_addc(&sb, ' ');
-	if (S_ISCHR(inode->mode) || S_ISBLK(inode->mode)) {
-		sb_add_num(&sb, erofs_rdev_major(inode->rdev), 10, 0);
-		sb_addc(&sb, ',');
-		sb_add_num(&sb, erofs_rdev_minor(inode->rdev), 10, 0);
-	} else if (S_ISFIFO(inode->mode) || S_ISSOCK(inode->mode) ||
-		   S_ISDIR(inode->mode)) {
-		sb_addc(&sb, '0');
-	} else {
-		sb_add_num(&sb, inode->size, 10, 0);
-	}
-	sb_addc(&sb, ' ');
-	list_time(&sb, inode->mtime, inode->mtime_nsec);
-	sb_addc(&sb, ' ');
-	if (e->rellen)
-		list_quote(&sb, e->rel, e->rellen);
-	else
-		sb_addc(&sb, '.');
-	if (first) {
-		sb_adds(&sb, " link to ");
-		if (*first)
-			list_quote(&sb, first, strlen(first));
-		else
-			sb_addc(&sb, '.');
-	} else if (target) {
-		sb_adds(&sb, " -> ");
-		list_quote(&sb, target, strlen(target));
-	}
-	sb_addc(&sb, '\n');
-	if (sb.failed)
-		ret = -ENOMEM;
-	else if (fwrite(sb.s, 1, sb.len, out) != sb.len)
-		ret = -errno;
-	sb_release(&sb);
-	return ret;
-}
-
 /* The output (output.h): a line per name, on the walker. */
 struct list_out {
 	FILE *out;
 	struct report *rep;
 	struct nidmap first_names; /* nid -> first path of a linked inode */
+	struct strbuf line; /* the line being built, kept for the next */
 };
+
+/*
+ * Print the line of e. target is a symlink's target (NUL-terminated),
+ * first the path of the first name of a hard-linked inode when e is not
+ * it. Returns 0 or -errno if writing failed.
+ */
+static int list_entry(struct list_out *lo, const struct walk_entry *e,
+		      const char *target, const char *first)
+{
+	const struct erofs_inode *inode = e->inode;
+	struct strbuf *sb = &lo->line;
+	char perms[10];
+
+	sb_reset(sb);
+	list_perms(perms, inode->mode);
+	sb_addc(sb, list_type(inode->mode, first != NULL));
+	sb_adds(sb, perms);
+	sb_addc(sb, ' ');
+	sb_add_num(sb, inode->uid, 10, 0);
+	sb_addc(sb, '/');
+	sb_add_num(sb, inode->gid, 10, 0);
+	sb_addc(sb, ' ');
+	if (S_ISCHR(inode->mode) || S_ISBLK(inode->mode)) {
+		sb_add_num(sb, erofs_rdev_major(inode->rdev), 10, 0);
+		sb_addc(sb, ',');
+		sb_add_num(sb, erofs_rdev_minor(inode->rdev), 10, 0);
+	} else if (S_ISFIFO(inode->mode) || S_ISSOCK(inode->mode) ||
+		   S_ISDIR(inode->mode)) {
+		sb_addc(sb, '0');
+	} else {
+		sb_add_num(sb, inode->size, 10, 0);
+	}
+	sb_addc(sb, ' ');
+	list_time(sb, inode->mtime, inode->mtime_nsec);
+	sb_addc(sb, ' ');
+	if (e->rellen)
+		list_quote(sb, e->rel, e->rellen);
+	else
+		sb_addc(sb, '.');
+	if (first) {
+		sb_adds(sb, " link to ");
+		if (*first)
+			list_quote(sb, first, strlen(first));
+		else
+			sb_addc(sb, '.');
+	} else if (target) {
+		sb_adds(sb, " -> ");
+		list_quote(sb, target, strlen(target));
+	}
+	sb_addc(sb, '\n');
+	if (sb->failed)
+		return -ENOMEM;
+	if (fwrite(sb->s, 1, sb->len, lo->out) != sb->len)
+		return -errno;
+	return 0;
+}
 
 /* A linked inode's first name, for the lines of its further names. */
 static enum fsck_result list_keep_first(struct list_out *lo,
@@ -209,7 +214,7 @@ static enum fsck_result list_out_entry(void *priv, const struct out_entry *oe,
 	} else if ((r = list_keep_first(lo, e)) != FSCK_OK) {
 		return r;
 	}
-	ret = list_entry(lo->out, e, oe->target, first);
+	ret = list_entry(lo, e, oe->target, first);
 	if (ret < 0 && ret != -ENOMEM && !lo->rep->fatal && !interrupted())
 		report_fatal(lo->rep, "cannot write the listing to standard output: %s",
 			     strerror(-ret));
@@ -224,6 +229,7 @@ static void list_out_close(void *priv)
 	nidmap_for_each(&lo->first_names, i)
 		free(*(char **)nidmap_val(&lo->first_names, i));
 	nidmap_fini(&lo->first_names);
+	sb_release(&lo->line);
 	free(lo);
 }
 
@@ -241,6 +247,7 @@ int list_add_output(struct outputs *l, FILE *out, struct report *rep)
 	lo->out = out;
 	lo->rep = rep;
 	nidmap_init(&lo->first_names, sizeof(char *));
+	lo->line = (struct strbuf)STRBUF_INIT;
 	outputs_add(l, &list_output, lo, 0);
 	return 0;
 }

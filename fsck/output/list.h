@@ -23,16 +23,6 @@
 
 #include "output/output.h"
 
-struct walk_entry;
-
-/*
- * Print the line of e. target is a symlink's target (NUL-terminated),
- * first the path of the first name of a hard-linked inode when e is not
- * it. Returns 0 or -errno if writing failed.
- */
-int list_entry(FILE *out, const struct walk_entry *e, const char *target,
-	       const char *first);
-
 /* Add the listing to l, its lines to out. 0 or -ENOMEM. */
 int list_add_output(struct outputs *l, FILE *out, struct report *rep);
 

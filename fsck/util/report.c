@@ -99,7 +99,7 @@ static void rec_where(struct strbuf *sb, const struct report_rec *rec)
 	bool any = false;
 
 	if (rec->where) {
-		sb_addf(sb, "%s", rec->where);
+		sb_adds(sb, rec->where);
 		any = true;
 	}
 	if (rec->nid != EROFS_NO_NID) {

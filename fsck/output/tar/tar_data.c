@@ -21,13 +21,20 @@ static void tar_file_fail(struct tar_file *tf, int err)
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
+/*
+ * Bytes [off, off + len) lie in the file: checked once where data or a
+ * hole comes in, and the ranges stored or punched lie within them.
+ */
+static bool tar_in_file(const struct tar_file *tf, uint64_t off, uint64_t len)
+{
+	return off <= tf->inode.size && len <= tf->inode.size - off;
+}
+
 static int tar_store(struct tar_file *tf, const uint8_t *buf, size_t len,
 		     uint64_t off)
 {
 	int err;
 
-	if (off > tf->inode.size || len > tf->inode.size - off)
-		return -EINVAL;
 	if (tf->mem) {
 		memcpy(tf->mem + off, buf, len);
 		return 0;
@@ -50,8 +57,6 @@ static int tar_add_hole(struct tar_file *tf, uint64_t off, uint64_t len,
 
 	if (!len)
 		return 0;
-	if (off > tf->inode.size || len > tf->inode.size - off)
-		return -EINVAL;
 	/*
 	 * The buffer is not zeroed (tar_file_queue()): a hole's bytes are
 	 * never archived from it, but a linked file's copy writes it whole.
@@ -79,6 +84,8 @@ out:
 
 int tar_file_hole(struct tar_file *tf, uint64_t off, uint64_t len)
 {
+	if (!tar_in_file(tf, off, len))
+		return -EINVAL;
 	return tar_add_hole(tf, off, len, false);
 }
 
@@ -111,6 +118,8 @@ static int tar_store_sparse(struct tar_file *tf, const uint8_t *buf, size_t len,
 int tar_file_write(struct tar_file *tf, const void *buf, size_t len,
 		   uint64_t off)
 {
+	if (!tar_in_file(tf, off, len))
+		return -EINVAL;
 	if (tf->tw->sparse)
 		return tar_store_sparse(tf, buf, len, off);
 	return tar_store(tf, buf, len, off);
