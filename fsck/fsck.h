@@ -31,6 +31,13 @@ struct fsck_cfg {
 	const char *compress;		/* --compress, for --tar */
 	const char *write_image;	/* --write-image=FILE */
 	const char *write_partitions;	/* --write-partitions=DIR */
+	/*
+	 * Set for each partition --write-partitions writes: DIR, open, and
+	 * the file's name in it (write_image is then DIR/NAME, as shown).
+	 * -1 otherwise.
+	 */
+	int write_dirfd;
+	const char *write_name;
 	const char **cats;		/* --cat, as given */
 	const char **cat_rels;		/* normalized */
 	unsigned int ncats;

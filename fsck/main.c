@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* fsck.erofs: from the options to the verdict. */
 #include <errno.h>
+#include <fcntl.h>
 #ifdef HAVE_MALLOC_H
 #include <malloc.h>
 #endif
@@ -653,128 +654,174 @@ static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 	return ret;
 }
 
-/* A partition to write: how --partition names it, and its file. */
+/*
+ * A partition to write: how --partition names it, its number (GPT's
+ * index, or its place in the super image's table from 1), the name the
+ * container gives it, and its file.
+ */
 struct part_out {
-	char *spec, *file;
+	char *spec;
+	uint32_t index;
+	const char *given;
+	char *file;
 };
 
-/* A GPT label as a file name: unless empty, unsafe, or not unique. */
-static bool gpt_label_file(const struct erofs_gpt *gpt,
-			   const struct erofs_gpt_part *p)
+/* A name of the generated kind, "part" and digits, which labels never get. */
+static bool generated_name(const char *name)
 {
-	uint32_t i;
-
-	if (!p->label[0] || strchr(p->label, '/') || !strcmp(p->label, ".") ||
-	    !strcmp(p->label, ".."))
-		return false;
-	for (i = 0; i < gpt->nparts; i++)
-		if (&gpt->parts[i] != p &&
-		    !strcmp(gpt->parts[i].label, p->label))
-			return false;
-	return true;
+	return !strncmp(name, "part", 4) && name[4] &&
+	       strspn(name + 4, "0123456789") == strlen(name + 4);
 }
 
-/* The GPT disk's partitions: their index, and label or "partN". */
-static size_t gpt_outs(struct report *rep, const struct erofs_source *src,
-		       struct part_out **outsp)
+/*
+ * Each partition's file: the name its container gives it when that is a
+ * plain file name (extract.h), given to no other partition and not of
+ * the generated kind; else "partN", said in a warning. Files then never
+ * collide, and none lies outside DIR.
+ */
+static int name_part_files(struct report *rep, struct part_out *outs, size_t n)
 {
-	struct part_out *outs;
-	struct erofs_gpt *gpt;
+	size_t i, k;
+	bool own;
+
+	for (i = 0; i < n; i++) {
+		const char *given = outs[i].given;
+
+		own = given[0] && plain_file_name(given) &&
+		      !generated_name(given);
+		for (k = 0; own && k < n; k++)
+			own = k == i || strcmp(outs[k].given, given);
+		if (own)
+			outs[i].file = strdup(given);
+		else if (asprintf(&outs[i].file, "part%u", outs[i].index) < 0)
+			outs[i].file = NULL;
+		if (!outs[i].file) {
+			report_nomem(rep, NULL);
+			return -ENOMEM;
+		}
+		if (!own && given[0])
+			report_warning(
+				rep, NULL,
+				"partition %u: its name \"%s\" is not a plain file name of its own: written as %s.img",
+				outs[i].index, given, outs[i].file);
+	}
+	return 0;
+}
+
+/* The GPT disk's partitions: their index, and label. */
+static size_t gpt_outs(struct report *rep, struct erofs_gpt *gpt,
+		       struct part_out *outs)
+{
 	size_t n = 0;
 	uint32_t i;
 
-	if (container_read_gpt(rep, src, &gpt))
-		return 0;
-	*outsp = outs = calloc(gpt->nparts + 1, sizeof(*outs));
-	if (!outs)
-		report_nomem(rep, NULL);
-	for (i = 0; outs && i < gpt->nparts; i++, n++) {
+	for (i = 0; i < gpt->nparts; i++, n++) {
 		const struct erofs_gpt_part *p = &gpt->parts[i];
-		char *spec, *file;
 
-		if (asprintf(&spec, "%u", p->index) < 0)
-			spec = NULL;
-		if (gpt_label_file(gpt, p))
-			file = strdup(p->label);
-		else if (asprintf(&file, "part%u", p->index) < 0)
-			file = NULL;
-		if (!spec || !file) {
-			free(spec);
-			free(file);
+		if (asprintf(&outs[n].spec, "%u", p->index) < 0) {
+			outs[n].spec = NULL;
 			report_nomem(rep, NULL);
 			break;
 		}
-		outs[n].spec = spec;
-		outs[n].file = file;
+		outs[n].index = p->index;
+		outs[n].given = p->label;
 	}
-	erofs_gpt_free(gpt);
 	return n;
 }
 
 /* The super image's partitions that hold bytes, by name. */
-static size_t lp_outs(const struct fsck_cfg *cfg, struct report *rep,
-		      const struct erofs_source *src, struct part_out **outsp)
+static size_t lp_outs(struct report *rep, struct erofs_lp *lp,
+		      struct part_out *outs)
 {
-	struct part_out *outs;
-	struct erofs_lp *lp;
 	size_t n = 0;
 	uint32_t i;
 
-	if (container_read_lp(cfg, rep, src, &lp))
-		return 0;
-	*outsp = outs = calloc(lp->nparts + 1, sizeof(*outs));
-	if (!outs)
-		report_nomem(rep, NULL);
-	for (i = 0; outs && i < lp->nparts; i++) {
+	for (i = 0; i < lp->nparts; i++) {
 		if (!lp->parts[i].size)
 			continue;
-		if (!(outs[n].spec = strdup(lp->parts[i].name)) ||
-		    !(outs[n].file = strdup(lp->parts[i].name))) {
+		if (!(outs[n].spec = strdup(lp->parts[i].name))) {
 			report_nomem(rep, NULL);
 			break;
 		}
+		outs[n].index = i + 1;
+		outs[n].given = lp->parts[i].name;
 		n++;
 	}
-	erofs_lp_free(lp);
 	return n;
 }
 
-/* The partitions of IMAGE to write, in *outs (n + 1, NULL-ended). */
+/*
+ * The partitions of IMAGE to write, in *outs (n + 1, NULL-ended), each
+ * with its file's name: their number, or 0 after reporting why.
+ */
 static size_t partition_outs(const struct fsck_cfg *cfg, struct report *rep,
-			     struct part_out **outs)
+			     struct part_out **outsp)
 {
 	struct fsck_cfg whole = *cfg;
 	struct erofs_source *src;
+	struct erofs_gpt *gpt = NULL;
+	struct erofs_lp *lp = NULL;
+	struct part_out *outs = NULL;
 	size_t n = 0;
-	int gpt;
+	int kind;
 
 	whole.list_partitions = true;
 	if (container_open(&whole, rep, &src, NULL))
 		return 0;
-	gpt = container_detect_gpt(rep, src);
-	if (gpt > 0)
-		n = gpt_outs(rep, src, outs);
-	else if (!gpt)
-		n = lp_outs(cfg, rep, src, outs);
+	kind = container_detect_gpt(rep, src);
+	if (kind > 0 && !container_read_gpt(rep, src, &gpt))
+		outs = calloc(gpt->nparts + 1, sizeof(*outs));
+	else if (!kind && !container_read_lp(cfg, rep, src, &lp))
+		outs = calloc(lp->nparts + 1, sizeof(*outs));
+	if (!outs && (gpt || lp))
+		report_nomem(rep, NULL);
+	if (outs)
+		n = gpt ? gpt_outs(rep, gpt, outs) : lp_outs(rep, lp, outs);
+	if (outs && name_part_files(rep, outs, n))
+		n = 0;
+	/* the names given lie in the table freed here */
+	for (size_t i = 0; outs && outs[i].spec; i++)
+		outs[i].given = NULL;
+	erofs_gpt_free(gpt);
+	erofs_lp_free(lp);
 	erofs_source_close(src);
+	*outsp = outs;
 	return n;
+}
+
+static void free_part_outs(struct part_out *outs)
+{
+	for (size_t i = 0; outs && (outs[i].spec || outs[i].file); i++) {
+		free(outs[i].spec);
+		free(outs[i].file);
+	}
+	free(outs);
 }
 
 /*
  * --write-partitions=DIR: each partition of a super image that holds
  * bytes to DIR/NAME.img, as lpunpack writes them, or each partition of a
- * GPT disk to DIR/LABEL.img (DIR/partN.img when the label is empty or not
- * a unique file name), and checked when it is EROFS.
+ * GPT disk to DIR/LABEL.img (name_part_files() says when DIR/partN.img
+ * instead), and checked when it is EROFS. Every file is made in DIR's
+ * descriptor, following nothing, and replaces nothing without
+ * --overwrite.
  */
 static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			     const struct erofs_open_opts *oo,
 			     struct run_result *res)
 {
 	struct part_out *outs = NULL;
-	char *path;
+	char *path, *name;
 	size_t n, i;
+	int dfd;
 
 	if (mkdir(cfg->write_partitions, 0777) && errno != EEXIST) {
+		report_fatal(rep, "--write-partitions=%s: %s",
+			     cfg->write_partitions, strerror(errno));
+		return;
+	}
+	dfd = open(cfg->write_partitions, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
 		report_fatal(rep, "--write-partitions=%s: %s",
 			     cfg->write_partitions, strerror(errno));
 		return;
@@ -785,23 +832,27 @@ static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 		struct erofs_open_opts o = *oo;
 		struct erofs_image *img = NULL;
 
-		if (asprintf(&path, "%s/%s.img", cfg->write_partitions,
-			     outs[i].file) < 0) {
+		if (asprintf(&name, "%s.img", outs[i].file) < 0) {
+			report_nomem(rep, NULL);
+			break;
+		}
+		if (asprintf(&path, "%s/%s", cfg->write_partitions, name) < 0) {
+			free(name);
 			report_nomem(rep, NULL);
 			break;
 		}
 		one.partition = outs[i].spec;
 		one.write_image = path;
+		one.write_dirfd = dfd;
+		one.write_name = name;
 		if (!open_image(&one, rep, &o, &img, NULL))
 			check_image(&one, rep, img, res, NULL);
 		erofs_image_close(img);
 		free(path);
+		free(name);
 	}
-	for (i = 0; outs && (outs[i].spec || outs[i].file); i++) {
-		free(outs[i].spec);
-		free(outs[i].file);
-	}
-	free(outs);
+	free_part_outs(outs);
+	close(dfd);
 }
 
 /* --list-partitions */

@@ -394,6 +394,7 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->level = FSCK_LVL_DEFAULT;
+	cfg->write_dirfd = -1;
 	cfg->preserve_owner = -1;
 	cfg->preserve_perms = -1;
 	cfg->modify_window = -1;

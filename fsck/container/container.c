@@ -267,7 +267,18 @@ int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 		free(buf);
 		return -EINVAL;
 	}
-	ret = outfile_open(&of, path);
+	ret = cfg->write_dirfd >= 0
+		      ? outfile_open_at(&of, cfg->write_dirfd, cfg->write_name,
+					cfg->overwrite)
+		      : outfile_open(&of, path);
+	if (ret == -EEXIST) {
+		report_fatal(
+			rep,
+			"%s exists, not replaced (--overwrite replaces it)",
+			path);
+		free(buf);
+		return ret;
+	}
 	if (ret) {
 		report_fatal(rep, "cannot create %s: %s", path, strerror(-ret));
 		free(buf);
@@ -284,7 +295,10 @@ int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 		return ret;
 	}
 	ret = outfile_commit(&of);
-	if (ret)
+	if (ret == -EEXIST)
+		report_fatal(rep, "%s was made while written, not replaced",
+			     path);
+	else if (ret)
 		report_fatal(rep, "cannot write %s: %s", path, strerror(-ret));
 	else
 		report_msg(rep, FSCK_LVL_INFO, "%s: %llu bytes written to %s",

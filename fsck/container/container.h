@@ -57,8 +57,10 @@ bool container_holds_erofs(const struct erofs_source *src, uint64_t offset);
 /*
  * --write-image=path: every byte of src (IMAGE out of its container, the
  * partition of --partition), zero runs as holes with --sparse, under a
- * hidden name renamed to path when complete (outfile.h). 0, or a negative
- * errno after reporting why.
+ * hidden name renamed to path when complete (outfile.h); for
+ * --write-partitions, to cfg->write_name in cfg->write_dirfd, where
+ * nothing is followed and nothing there replaced without --overwrite.
+ * 0, or a negative errno after reporting why.
  */
 int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 			  const struct erofs_source *src, const char *path);

@@ -133,19 +133,36 @@ static const char *put_content(struct strbuf *sb,
 	return put_source_content(sb, src, p->size);
 }
 
+/*
+ * A name the table gives, as --list quotes paths (strbuf.h): "-" when
+ * empty, so that a listing's fields stay one word each.
+ */
+static void put_name(struct strbuf *sb, const char *name)
+{
+	if (name[0])
+		sb_quote(sb, name, strlen(name));
+	else
+		sb_addc(sb, '-');
+}
+
 static void put_summary(const struct erofs_lp *lp, const char *image)
 {
+	struct strbuf sb = STRBUF_INIT;
 	uint32_t i;
 
 	printf("# %s: logical partition metadata %u.%u, slot %u of %u, logical block size %u\n",
 	       image, lp->major, lp->minor, lp->slot, lp->slots,
 	       lp->block_size);
 	printf("# block devices:");
-	for (i = 0; i < lp->ndevices; i++)
+	for (i = 0; i < lp->ndevices; i++) {
+		sb_reset(&sb);
+		put_name(&sb, lp->devices[i].name);
 		printf("%s %s (%llu bytes, partitions from sector %llu)",
-		       i ? "," : "", lp->devices[i].name,
+		       i ? "," : "", sb.failed ? "?" : sb.s,
 		       (unsigned long long)lp->devices[i].size,
 		       (unsigned long long)lp->devices[i].first_sector);
+	}
+	sb_release(&sb);
 	printf("\nNAME\tGROUP\tSIZE\tATTRIBUTES\tEXTENTS\tCONTENT\n");
 }
 
@@ -357,8 +374,10 @@ static int list_gpt(const struct fsck_cfg *cfg, struct report *rep,
 		erofs_gpt_guid_text(p->type, type);
 		erofs_gpt_guid_text(p->uuid, uuid);
 		sb_reset(&sb);
-		sb_addf(&sb, "%u\t%s\t%s\t%llu\t%llu\t%s\t", p->index,
-			p->label[0] ? p->label : "-",
+		sb_add_int(&sb, p->index);
+		sb_addc(&sb, '\t');
+		put_name(&sb, p->label);
+		sb_addf(&sb, "\t%s\t%llu\t%llu\t%s\t",
 			p->type_name ? p->type_name : type,
 			(unsigned long long)p->offset,
 			(unsigned long long)p->size, uuid);
@@ -407,8 +426,10 @@ int container_list_partitions(const struct fsck_cfg *cfg, struct report *rep,
 		const struct erofs_lp_partition *p = &lp->parts[i];
 
 		sb_reset(&sb);
-		sb_addf(&sb, "%s\t%s\t%llu\t", p->name,
-			lp->groups[p->group].name, (unsigned long long)p->size);
+		put_name(&sb, p->name);
+		sb_addc(&sb, '\t');
+		put_name(&sb, lp->groups[p->group].name);
+		sb_addf(&sb, "\t%llu\t", (unsigned long long)p->size);
 		put_attrs(&sb, p->attrs);
 		sb_addf(&sb, "\t");
 		put_extents(&sb, lp, p);

@@ -205,4 +205,12 @@ void extract_get_stats(const struct extractor *x, struct extract_stats *st);
  */
 extern const struct output_ops extract_output;
 
+/*
+ * Is name, from the image or its container (a partition's name or label),
+ * fit to be a file's name in a directory the command writes: the rule of
+ * names above, and no control character (a name that moves the terminal
+ * or breaks a line of a script's listing)?
+ */
+bool plain_file_name(const char *name);
+
 #endif

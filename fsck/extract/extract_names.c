@@ -30,6 +30,18 @@ bool name_ok(const char *name, size_t len)
 	return !memchr(name, '/', len) && !memchr(name, '\0', len);
 }
 
+bool plain_file_name(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	if (!name_ok(name, strlen(name)))
+		return false;
+	for (; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 /*
  * The name to create for entry e, or NULL (reported) when it must not be
  * created. The start of the walk is DIR itself, or start_name.

@@ -48,7 +48,7 @@ int outfile_open(struct outfile *of, const char *path)
 	mode_t mode = 0666 & ~caller_umask;
 	struct stat st;
 
-	*of = (struct outfile){ .fd = -1 };
+	*of = (struct outfile){ .fd = -1, .dirfd = AT_FDCWD };
 	if (!stat(path, &st)) {
 		/* /dev/stdout and its kin name a descriptor, not a file */
 		if (!S_ISREG(st.st_mode) || !strncmp(path, "/dev/", 5) ||
@@ -87,6 +87,69 @@ int outfile_open(struct outfile *of, const char *path)
 	return 0;
 }
 
+/* A new hidden name for of->target in of->dirfd, created: 0 or -errno. */
+static int outfile_create_tmp(struct outfile *of)
+{
+	unsigned int tries;
+	size_t len = strlen(of->target);
+
+	of->tmp = malloc(len + sizeof(".") + sizeof(".XXXXXXXX"));
+	if (!of->tmp)
+		return -ENOMEM;
+	for (tries = 0; tries < 100; tries++) {
+		sprintf(of->tmp, ".%s.%08x", of->target,
+			(unsigned int)random());
+		of->fd = openat(of->dirfd, of->tmp,
+				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					O_CLOEXEC,
+				0666 & ~caller_umask);
+		if (of->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (of->fd >= 0)
+		return 0;
+	free(of->tmp);
+	of->tmp = NULL;
+	return -errno;
+}
+
+int outfile_open_at(struct outfile *of, int dirfd, const char *name,
+		    bool replace)
+{
+	struct stat st;
+	int ret;
+
+	*of = (struct outfile){ .fd = -1, .dirfd = dirfd, .keep = !replace };
+	if (!replace && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return -EEXIST;
+	of->target = strdup(name);
+	if (!of->target)
+		return -ENOMEM;
+	ret = outfile_create_tmp(of);
+	if (ret)
+		outfile_discard(of);
+	return ret;
+}
+
+/* tmp to target, over what is there unless of->keep: 0 or -errno. */
+static int outfile_name(const struct outfile *of)
+{
+	if (!of->keep)
+		return renameat(of->dirfd, of->tmp, of->dirfd, of->target)
+			       ? -errno
+			       : 0;
+	if (!renameat2(of->dirfd, of->tmp, of->dirfd, of->target,
+		       RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	/* a filesystem without RENAME_NOREPLACE: a link never replaces */
+	if (linkat(of->dirfd, of->tmp, of->dirfd, of->target, 0))
+		return -errno;
+	unlinkat(of->dirfd, of->tmp, 0);
+	return 0;
+}
+
 static void outfile_release(struct outfile *of)
 {
 	free(of->target);
@@ -102,10 +165,10 @@ int outfile_commit(struct outfile *of)
 	if (of->fd >= 0 && close(of->fd))
 		ret = -errno;
 	of->fd = -1;
-	if (!ret && of->tmp && rename(of->tmp, of->target))
-		ret = -errno;
+	if (!ret && of->tmp)
+		ret = outfile_name(of);
 	if (ret && of->tmp)
-		unlink(of->tmp);
+		unlinkat(of->dirfd, of->tmp, 0);
 	outfile_release(of);
 	return ret;
 }
@@ -115,7 +178,7 @@ void outfile_discard(struct outfile *of)
 	if (of->fd >= 0)
 		close(of->fd);
 	if (of->tmp)
-		unlink(of->tmp);
+		unlinkat(of->dirfd, of->tmp, 0);
 	outfile_release(of);
 }
 

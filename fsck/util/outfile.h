@@ -10,6 +10,7 @@
 #ifndef FSCK_OUTFILE_H
 #define FSCK_OUTFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -30,12 +31,24 @@ mode_t outfile_umask(void);
  */
 struct outfile {
 	int fd;
+	int dirfd; /* what target and tmp are relative to */
+	bool keep; /* never replace what is at target */
 	char *target; /* what the hidden name replaces; NULL: in place */
 	char *tmp;
 };
 
 /* Open path for writing as above: 0, or a negative errno. */
 int outfile_open(struct outfile *of, const char *path);
+
+/*
+ * Open name, a plain name in the directory dirfd, as above, for a file
+ * whose name the command made (--write-partitions): nothing is followed.
+ * Unless replace, what is already at name is kept, then as the file is
+ * named (-EEXIST); with replace, a symlink there is replaced, never its
+ * target.
+ */
+int outfile_open_at(struct outfile *of, int dirfd, const char *name,
+		    bool replace);
 
 /*
  * Close the file (unless its descriptor was handed on and closed, fd -1)

@@ -179,6 +179,35 @@ static void rec_emit(struct report *r, struct report_rec *rec)
 		rec_deliver(r, rec);
 }
 
+/*
+ * Control bytes of s as \xHH, in place of s: a name the image carries (a
+ * partition's label, a path in a message) reaches the terminal only as
+ * text, never as an escape sequence or a line of its own. s is freed.
+ */
+static char *without_controls(char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; p && p[i] && p[i] >= 0x20 && p[i] != 0x7f; i++)
+		;
+	if (!p || !p[i])
+		return s;
+	sb_add(&sb, s, i);
+	for (; p[i]; i++) {
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			sb_addf(&sb, "\\x%02x", p[i]);
+		else
+			sb_addc(&sb, (char)p[i]);
+	}
+	free(s);
+	if (!sb.failed)
+		return sb_detach(&sb);
+	sb_release(&sb);
+	return NULL;
+}
+
 static void rec_make(struct report *r, enum rec_kind kind, int level,
 		     const struct fsck_loc *loc, uint64_t nid,
 		     uint64_t offset, const char *fmt, va_list ap)
@@ -205,10 +234,11 @@ static void rec_make(struct report *r, enum rec_kind kind, int level,
 		rec->where = sb_detach(&sb);
 		rec->is_path = true;
 	} else if (loc && loc->label) {
-		rec->where = strdup(loc->label);
+		rec->where = without_controls(strdup(loc->label));
 	}
 	if (vasprintf(&rec->msg, fmt, ap) < 0)
 		rec->msg = NULL;
+	rec->msg = without_controls(rec->msg);
 	rec_emit(r, rec);
 }
 

@@ -182,3 +182,68 @@ void sb_hex(struct strbuf *sb, const void *data, size_t len)
 	}
 	sb->s[sb->len] = '\0';
 }
+
+/*
+ * The length of the UTF-8 sequence of a printable character at p (of n
+ * bytes left), or 0: invalid, overlong, a surrogate, past U+10FFFF, or a
+ * C1 control character.
+ */
+static size_t utf8_printable(const unsigned char *p, size_t n)
+{
+	size_t len, i;
+	uint32_t c;
+
+	if (p[0] >= 0xf5)
+		return 0;
+	if (p[0] >= 0xf0)
+		len = 4, c = p[0] & 0x07;
+	else if (p[0] >= 0xe0)
+		len = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, c = p[0] & 0x1f;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff ||
+	    (c >= 0x80 && c < 0xa0))
+		return 0;
+	return len;
+}
+
+/*
+ * A name as GNU tar's default quoting shows it in a UTF-8 locale: spaces
+ * and printable characters as they are; the backslash and control bytes
+ * as C escapes, other bytes that are no printable character in octal.
+ */
+void sb_quote(struct strbuf *sb, const char *s, size_t len)
+{
+	static const char c_escapes[] = "\\a\\b\\t\\n\\v\\f\\r";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (p[i] == '\\') {
+			sb_add(sb, "\\\\", 2);
+			i++;
+		} else if (p[i] >= 0x07 && p[i] <= 0x0d) {
+			sb_add(sb, c_escapes + 2 * (p[i] - 0x07), 2);
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			sb_addf(sb, "\\%03o", p[i++]);
+		} else if (p[i] < 0x80) {
+			sb_addc(sb, (char)p[i++]);
+		} else if ((n = utf8_printable(p + i, len - i))) {
+			sb_add(sb, s + i, n);
+			i += n;
+		} else {
+			sb_addf(sb, "\\%03o", p[i++]);
+		}
+	}
+}

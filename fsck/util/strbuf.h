@@ -55,6 +55,12 @@ void sb_add_int(struct strbuf *sb, int64_t v);
 /* Append data escaped; extra lists more bytes to escape (may be NULL). */
 void sb_escape(struct strbuf *sb, const void *data, size_t len,
 	       const char *extra);
+/*
+ * Append a name as GNU tar's default quoting shows it in a UTF-8 locale
+ * (what --list prints): printable characters as they are, the backslash
+ * and control bytes as C escapes, other bytes in octal.
+ */
+void sb_quote(struct strbuf *sb, const char *s, size_t len);
 /* Append data as lowercase hex, two digits per byte. */
 void sb_hex(struct strbuf *sb, const void *data, size_t len);
 

@@ -14,7 +14,9 @@ with and without the slot suffix, --slot, one and two metadata slots,
 header versions 10.0 and 10.2, partitions of several extents, raw and
 sparse; a non-EROFS partition, a missing one, a super image without
 --partition; damaged geometry, metadata, tables and extents, with the
-backup copy used where the primary alone is damaged.
+backup copy used where the primary alone is damaged. --write-partitions
+with hostile names (a path out of DIR, "..", a name of the generated
+partN kind) and a symlink already at a destination.
 
 img2simg and simg2img (android-sdk-libsparse-utils) are needed for their
 checks, which are skipped without them."""
@@ -424,6 +426,51 @@ def write_tests(tmp, img_a, img_b):
         ["exit %d" % rc, err[-300:]])
 
 
+def unsafe_name_tests(tmp):
+    """--write-partitions with names a super image may carry: a path out
+    of DIR, control bytes, a generated name; what is already in DIR"""
+    s = ai.Super()
+    g = s.group("main")
+    names = ["../../x", "..", "part9", "good"]
+    for k, name in enumerate(names):
+        s.partition(name, ext4_like(8192 * (k + 1)), group=g)
+    sup = write_file(os.path.join(tmp, "n-super.img"), s.image())
+    top = os.path.join(tmp, "n1", "n2")
+    os.makedirs(top)
+    parts = os.path.join(top, "parts")
+    rc, _, err = run_fsck("--write-partitions=" + parts, sup)
+    files = sorted(os.listdir(parts)) if os.path.isdir(parts) else []
+    want = ["good.img", "part1.img", "part2.img", "part3.img"]
+    contents = all(read_file(os.path.join(parts, f)) ==
+                   ext4_like(8192 * (k + 1))
+                   for k, f in enumerate(["part1.img", "part2.img",
+                                          "part3.img", "good.img"])
+                   if f in files)
+    outside = [f for f in os.listdir(os.path.dirname(top)) if f != "n2"] + \
+        [f for f in os.listdir(top) if f != "parts"]
+    tap(rc == 0 and files == want and contents and not outside and
+        "partition 1: its name" in err,
+        "--write-partitions: a name with '/', '..' or of the generated "
+        "kind becomes partN.img, inside DIR, said",
+        ["exit %d: %s, outside %s" % (rc, files, outside), err[-600:]])
+    victim = write_file(os.path.join(tmp, "victim"), b"keep me")
+    ours = os.path.join(tmp, "n-parts")
+    os.mkdir(ours)
+    os.symlink(victim, os.path.join(ours, "good.img"))
+    rc, _, err = run_fsck("--write-partitions=" + ours, sup)
+    tap(rc == 8 and read_file(victim) == b"keep me" and
+        os.path.islink(os.path.join(ours, "good.img")) and
+        "exists, not replaced" in err,
+        "--write-partitions: a symlink at a destination is neither "
+        "followed nor replaced (exit 8)", ["exit %d" % rc, err[-600:]])
+    rc, _, err = run_fsck("--write-partitions=" + ours, "--overwrite", sup)
+    good = os.path.join(ours, "good.img")
+    tap(rc == 0 and read_file(victim) == b"keep me" and
+        not os.path.islink(good) and read_file(good) == ext4_like(8192 * 4),
+        "--write-partitions --overwrite: the symlink replaced, not its "
+        "target", ["exit %d" % rc, err[-600:]])
+
+
 def main():
     img_a = os.path.join(DATA, "lz4hc-default.erofs")
     img_b = os.path.join(DATA, "zstd-c64k-fragments.erofs")
@@ -434,6 +481,7 @@ def main():
         sparse_tests(tmp, img_a)
         super_tests(tmp, img_a, img_b)
         write_tests(tmp, img_a, img_b)
+        unsafe_name_tests(tmp)
     return tap_end()
 
 

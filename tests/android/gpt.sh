@@ -17,6 +17,9 @@
 #   and a warning says so; both damaged, or entries that overlap (CRC32s
 #   made right again): exit 4 (errors found) naming what is wrong in each;
 # - two EROFS root partitions and no --partition: a usage error;
+# - labels that are no plain file names (part2 beside an unlabelled
+#   partition 2, ESC, '/'): --write-partitions writes partN.img, and
+#   listings and messages escape them;
 # - 4096-byte sectors;
 # - the disk image systemd-repart makes of the image (Type=root,
 #   CopyBlocks=) and an ESP: checked with no option.
@@ -55,7 +58,7 @@ mkdisk()
 mkdisk "$disk" 512 0fc63daf-8483-4772-8e79-3d69d8477de4
 sfdisk -J "$disk" >"$scratch/sfdisk.json" || exit 99
 "$FSCK" --manifest "$raw" >"$scratch/raw.manifest" || exit 99
-tap_plan 17
+tap_plan 19
 
 run_fsck "$out" "$err" --list-partitions "$disk"
 rc=$?
@@ -226,5 +229,34 @@ else
 	else
 		tap_skip "systemd-repart's disk image" "systemd-repart failed here"
 	fi
+fi
+
+# labels that are no file names of their own: one of the generated kind
+# (part2, on partition 1, beside an unlabelled partition 2), control
+# bytes, a '/'; each file is then partN.img, the labels escaped
+dd if=/dev/zero of="$scratch/labels.img" bs=1M count=8 status=none
+printf 'label: gpt\nsize=1MiB, name="part2"\nsize=1MiB\nsize=1MiB, name="a\033[2Jb"\nsize=1MiB, name="x/y"\n' |
+	sfdisk -q "$scratch/labels.img" || exit 99
+printf 'one' | dd of="$scratch/labels.img" bs=1 seek=1048576 conv=notrunc status=none
+printf 'two' | dd of="$scratch/labels.img" bs=1 seek=2097152 conv=notrunc status=none
+run_fsck "$out" "$err" --write-partitions="$scratch/lparts" "$scratch/labels.img"
+rc=$?
+if [ $rc -eq 0 ] &&
+	[ "$(ls "$scratch/lparts" | tr '\n' ' ')" = "part1.img part2.img part3.img part4.img " ] &&
+	[ "$(head -c 3 "$scratch/lparts/part1.img")" = one ] &&
+	[ "$(head -c 3 "$scratch/lparts/part2.img")" = two ] &&
+	! grep -q $'\033' "$err" && grep -q 'partition 3: its name "a\\x1b\[2Jb"' "$err"; then
+	tap_ok "--write-partitions: labels part2, with ESC or '/' written as partN.img, none replaced, the message escaped"
+else
+	tap_not_ok "--write-partitions of unsafe labels (exit $rc)" "$err"
+	ls "$scratch/lparts" >&2
+fi
+run_fsck "$out" "$err" --list-partitions "$scratch/labels.img"
+rc=$?
+if [ $rc -eq 0 ] && ! grep -q $'\033' "$out" &&
+	grep -q '^3	a\\033\[2Jb	linux-generic' "$out"; then
+	tap_ok "--list-partitions: a label's control bytes escaped as --list escapes"
+else
+	tap_not_ok "--list-partitions of a label with ESC (exit $rc)" "$out"
 fi
 [ $tap_failed -eq 0 ]
