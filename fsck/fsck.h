@@ -60,6 +60,8 @@ struct fsck_cfg {
 	int preserve_perms;		/* -1: as root only */
 	bool xattrs;			/* --xattrs */
 	bool digests;			/* --xattr-inode-digest */
+	bool no_digests;		/* --no-xattr-inode-digest */
+	bool require_verity;		/* --require-verity */
 	bool manifest;
 	bool list;			/* --list */
 	bool json;			/* --json */

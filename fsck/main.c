@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "check/integrity.h"
 #include "check/verity.h"
 #include "container/container.h"
 #include "erofs/dir.h"
@@ -182,7 +183,7 @@ static void print_summary(const struct checker *ck, struct report *rep,
 		   report_noun(st->others, "inode", "inodes"),
 		   (unsigned long long)entries,
 		   report_noun(entries, "entry", "entries"));
-	if (ck->cfg->digests)
+	if (ck->digests)
 		report_msg(rep, FSCK_LVL_INFO, "%llu inode digests checked",
 			   (unsigned long long)ck->digests_checked);
 	if (!ck->cfg->ratio || ck->cfg->json)
@@ -216,6 +217,7 @@ static void print_image_info(struct report *rep, const struct erofs_image *img)
 struct run_result {
 	struct fsck_stats stats;
 	uint64_t entries;
+	uint64_t digests_checked;
 	struct extract_stats extracted;
 	struct cpu_share cpu;
 	bool walked, have_extracted, have_cpu;
@@ -438,6 +440,7 @@ static int walk_image(struct checker *ck, struct report *rep,
 		ret = -EIO;
 	res->walked = true;
 	res->stats = ck->stats;
+	res->digests_checked = ck->digests_checked;
 	res->entries = selecting ? sel.entries : stats.entries + 1;
 	if (selecting && !ret && !err && !interrupted() &&
 	    select_report_missing(&sel, rep, wo->base) < 0)
@@ -469,23 +472,40 @@ static size_t frag_cache_budget(unsigned int jobs)
 }
 
 /*
- * --verity, or the tree IMAGE carries (container.h): the tree's
- * upper levels against the root hash, then every leaf on the workers,
- * before the walk names the blocks that fail. 0 (with ck->verity set when
- * there is a tree), or a negative errno after reporting; a damaged tree
- * is an error found, and the check goes on.
+ * The dm-verity tree's sweep (check/verity.h): the blocks no read
+ * checked, on the workers, before the walk when it decodes nothing (so
+ * that it names what uses each block that fails), else after it. 0, or
+ * a negative errno after reporting.
  */
-static int start_verity(const struct fsck_cfg *cfg, struct report *rep,
-			struct erofs_image *img, struct checker *ck,
-			struct verity_check *vc,
-			struct container_verity *carried)
+static int sweep_verity(struct checker *ck, bool before_walk)
 {
-	int ret = verity_open(vc, cfg, img, rep, carried);
-
-	if (ret)
-		return ret == -EFSCORRUPTED || ret == 1 ? 0 : ret;
-	ck->verity = vc;
+	if (!ck->verity || before_walk == ck->decode)
+		return 0;
 	return sched_verity(ck->sched, ck);
+}
+
+/*
+ * A dm-verity tree that was to be checked and could not be (its root
+ * differs, it is damaged): the filesystem is still checked, but no
+ * file's bytes go out, as none can be verified (--no-verity reads the
+ * image without the tree). The options of such a run, in *own.
+ */
+static const struct fsck_cfg *
+unverifiable_outputs(const struct fsck_cfg *cfg, struct report *rep,
+		     const struct verity_check *vc, struct fsck_cfg *own)
+{
+	if (!vc->unusable ||
+	    !(cfg->extract_dir || cfg->tar || cfg->ncats))
+		return cfg;
+	*own = *cfg;
+	own->extract_dir = NULL;
+	own->tar = NULL;
+	own->ncats = 0;
+	report_warning(
+		rep, NULL,
+		"%s: its dm-verity tree cannot be used: nothing is extracted, archived or printed (--no-verity reads the image without it)",
+		rep->image);
+	return own;
 }
 
 /* -d: the workers -j jobs started, when any did or -j asked for them */
@@ -506,13 +526,12 @@ static void report_workers(struct report *rep, unsigned int jobs,
 
 static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 		       struct erofs_image *img, struct run_result *res,
-		       struct container_verity *carried)
+		       struct verity_check *vc)
 {
 	struct cost_workers workers;
 	struct outputs outs = { .n = 0 };
 	struct extractor *x = NULL;
 	struct sched sched = { 0 };
-	struct verity_check vc = { 0 };
 	struct walk_opts wo;
 	struct erofs_ctx *ctx;
 	struct checker ck;
@@ -534,25 +553,24 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	if (ret)
 		goto out;
 	checker_init(&ck, ctx, rep, cfg, &outs);
+	ck.verity = vc->v ? vc : NULL;
 	/* a dm-verity tree has every block hashed, as decoding reads it */
-	workers = cost_threads(&outs,
-			       ck.decode || cfg->root_hash ||
-				       (carried && carried->found &&
-					!cfg->no_verity),
-			       img, image_bytes(img), res->jobs);
+	workers = cost_threads(&outs, ck.decode || ck.verity, img,
+			       image_bytes(img), res->jobs);
 	report_workers(rep, res->jobs, &workers);
 	ret = sched_start(&sched, &ck, &workers);
 	if (!ret)
-		ret = start_verity(cfg, rep, img, &ck, &vc, carried);
+		ret = sweep_verity(&ck, true);
 	if (!ret)
 		ret = walk_image(&ck, rep, ctx, &wo, res);
+	if (!ret)
+		ret = sweep_verity(&ck, false);
 	if (ck.verity && !ret)
 		verity_report_unclaimed(ck.verity, rep);
 	res->have_cpu = !cpu_share_take(&res->cpu, sched.pool);
 	if (res->have_cpu)
 		cpu_share_report(&res->cpu, rep);
 	sched_stop(&sched);
-	verity_close(&vc);
 	if (x) {
 		extract_get_stats(x, &res->extracted);
 		res->have_extracted = true;
@@ -585,9 +603,11 @@ static double seconds_since(const struct timespec *start)
 /* The JSON report; the exit status, with 8 if it could not be made. */
 static int write_json(const struct fsck_cfg *cfg, struct report *rep,
 		      const struct erofs_image *img,
-		      const struct run_result *res, double elapsed, int status)
+		      const struct run_result *res,
+		      const struct integrity *in, double elapsed, int status)
 {
 	struct json_summary js = {
+		.integrity = in,
 		.image = cfg->image,
 		.img = img,
 		.extract_dir = cfg->extract_dir,
@@ -609,6 +629,25 @@ static int write_json(const struct fsck_cfg *cfg, struct report *rep,
 }
 
 /*
+ * What the run verified, and against what (check/integrity.h), into in:
+ * said in a line, and a problem for each shortfall with --require-verity.
+ */
+static void verdict_integrity(const struct fsck_cfg *cfg, struct report *rep,
+			      const struct erofs_image *img,
+			      const struct run_result *res,
+			      const struct verity_check *vc,
+			      const struct container_verity *carried,
+			      struct integrity *in)
+{
+	if (integrity_gather(in, cfg, img, vc, carried, res->stats.bytes,
+			     res->digests_checked)) {
+		report_nomem(rep, NULL);
+		return;
+	}
+	integrity_report(in, cfg, rep);
+}
+
+/*
  * A write to standard output that failed stops the run's verdict short,
  * said once: an output that said it already (the listing's own writer)
  * has stopped the run.
@@ -622,12 +661,15 @@ static void report_stdout(struct report *rep)
 }
 
 /*
- * Open IMAGE out of its container (container.h): 0, a negative errno
- * after reporting, or 1 when --write-image wrote what holds no EROFS.
+ * Open IMAGE out of its container (container.h), every read of it
+ * checked by the dm-verity tree the options name or it carries (vc,
+ * check/verity.h): 0, a negative errno after reporting, or 1 when
+ * --write-image wrote what holds no EROFS.
  */
 static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 		      struct erofs_open_opts *oo, struct erofs_image **img,
-		      struct container_verity *carried)
+		      struct container_verity *carried,
+		      struct verity_check *vc)
 {
 	struct fsck_loc loc = { .label = oo->path,
 				.nid = EROFS_NO_NID,
@@ -647,11 +689,17 @@ static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 			return ret ? ret : 1;
 		}
 	}
+	ret = verity_open(vc, cfg, &oo->source, rep, carried);
+	if (ret < 0 && ret != -EFSCORRUPTED) {
+		erofs_source_close(oo->source);
+		oo->source = NULL;
+		return ret;
+	}
 	erofs_err_clear(&err);
 	ret = erofs_image_open(img, oo, &err);
 	if (ret < 0)
 		report_lib_error(rep, &loc, &err, ret);
-	return ret;
+	return ret ? ret : verity_cover(vc, cfg, *img, rep);
 }
 
 /*
@@ -828,9 +876,10 @@ static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 	}
 	n = partition_outs(cfg, rep, &outs);
 	for (i = 0; i < n && !rep->fatal && !interrupted(); i++) {
-		struct fsck_cfg one = *cfg;
+		struct fsck_cfg one = *cfg, own;
 		struct erofs_open_opts o = *oo;
 		struct erofs_image *img = NULL;
+		struct verity_check vc = { 0 };
 
 		if (asprintf(&name, "%s.img", outs[i].file) < 0) {
 			report_nomem(rep, NULL);
@@ -845,9 +894,11 @@ static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 		one.write_image = path;
 		one.write_dirfd = dfd;
 		one.write_name = name;
-		if (!open_image(&one, rep, &o, &img, NULL))
-			check_image(&one, rep, img, res, NULL);
+		if (!open_image(&one, rep, &o, &img, NULL, &vc))
+			check_image(unverifiable_outputs(&one, rep, &vc, &own),
+				    rep, img, res, &vc);
 		erofs_image_close(img);
+		verity_close(&vc);
 		free(path);
 		free(name);
 	}
@@ -888,10 +939,12 @@ int main(int argc, char **argv)
 	struct erofs_open_opts oo = { 0 };
 	struct erofs_image *img = NULL;
 	struct container_verity carried = { 0 };
+	struct verity_check vc = { 0 };
+	struct integrity integrity = { .root = NULL };
 	struct run_result res = { 0 };
 	struct timespec start;
 	struct report rep;
-	struct fsck_cfg cfg;
+	struct fsck_cfg cfg, own;
 	int status, sig;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -930,11 +983,15 @@ int main(int argc, char **argv)
 		list_partitions(&cfg, &rep);
 	else if (cfg.write_partitions)
 		write_partitions(&cfg, &rep, &oo, &res);
-	else if (!open_image(&cfg, &rep, &oo, &img, &carried) &&
+	else if (!open_image(&cfg, &rep, &oo, &img, &carried, &vc) &&
 		 !interrupted()) {
 		print_image_info(&rep, img);
-		check_image(&cfg, &rep, img, &res, &carried);
+		check_image(unverifiable_outputs(&cfg, &rep, &vc, &own), &rep,
+			    img, &res, &vc);
 	}
+	if (img && res.walked && !rep.fatal && !interrupted())
+		verdict_integrity(&cfg, &rep, img, &res, &vc, &carried,
+				  &integrity);
 	sig = interrupt_signal();
 	if (sig)
 		report_cancelled(&rep, "interrupted by %s",
@@ -943,9 +1000,11 @@ int main(int argc, char **argv)
 	status = report_finish(&rep);
 	/* --list-partitions --json printed the partitions instead */
 	if (cfg.json && !cfg.list_partitions)
-		status = write_json(&cfg, &rep, img, &res,
+		status = write_json(&cfg, &rep, img, &res, &integrity,
 				    seconds_since(&start), status);
+	integrity_fini(&integrity);
 	erofs_image_close(img);
+	verity_close(&vc);
 	erofs_source_close(carried.hash);
 	cpu_share_fini(&res.cpu);
 	report_fini(&rep);

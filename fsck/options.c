@@ -21,6 +21,8 @@ enum {
 	OPT_NO_SBCRC,
 	OPT_EXTRACT,
 	OPT_DIGEST,
+	OPT_NO_DIGEST,
+	OPT_REQUIRE_VERITY,
 	OPT_MANIFEST,
 	OPT_FORCE,
 	OPT_OVERWRITE,
@@ -84,6 +86,8 @@ static const struct option long_options[] = {
 	{ "no-sbcrc", no_argument, NULL, OPT_NO_SBCRC },
 	{ "extract", optional_argument, NULL, OPT_EXTRACT },
 	{ "xattr-inode-digest", no_argument, NULL, OPT_DIGEST },
+	{ "no-xattr-inode-digest", no_argument, NULL, OPT_NO_DIGEST },
+	{ "require-verity", no_argument, NULL, OPT_REQUIRE_VERITY },
 	{ "manifest", no_argument, NULL, OPT_MANIFEST },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
@@ -448,6 +452,12 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			break;
 		case OPT_DIGEST:
 			cfg->digests = true;
+			break;
+		case OPT_NO_DIGEST:
+			cfg->no_digests = true;
+			break;
+		case OPT_REQUIRE_VERITY:
+			cfg->require_verity = true;
 			break;
 		case OPT_MANIFEST:
 			cfg->manifest = true;

@@ -41,6 +41,9 @@ static void check_verity_args(const struct fsck_cfg *cfg)
 		usage_error(
 			"%s",
 			"--no-verity goes with none of --verity, --hash-offset and --root-hash");
+	if (cfg->no_verity && cfg->require_verity)
+		usage_error("%s",
+			    "--no-verity and --require-verity cannot be used together");
 	if (cfg->no_superblock && !named)
 		usage_error(
 			"%s",
@@ -185,6 +188,10 @@ static void check_args(const struct fsck_cfg *cfg)
 	if (cfg->tar && cfg->tar_options &&
 	    (why = tar_options_refused(cfg->format, cfg->tar_options)))
 		usage_error("--options=%s: %s", cfg->tar_options, why);
+	if (cfg->digests && cfg->no_digests)
+		usage_error(
+			"%s",
+			"--xattr-inode-digest and --no-xattr-inode-digest cannot be used together");
 	if (cfg->keep_existing && cfg->overwrite)
 		usage_error(
 			"%s",

@@ -50,7 +50,7 @@ done
 
 run_fsck "$out" "$err" "${opts[@]}" "$image"
 status=$?
-if [ "$status" -eq 0 ] && [ ! -s "$out" ] && [ ! -s "$err" ]; then
+if [ "$status" -eq 0 ] && [ ! -s "$out" ] && quiet "$err"; then
 	tap_ok "$name: fsck exits 0 and prints nothing"
 else
 	tap_not_ok "$name: fsck exits $status" "$out"

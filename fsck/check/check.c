@@ -36,6 +36,9 @@ void checker_init(struct checker *ck, struct erofs_ctx *ctx, struct report *rep,
 	ck->outs = outs;
 	ck->decode = cfg->decode || cfg->digests ||
 		     outputs_want(outs, OUT_DATA | OUT_DIGEST);
+	ck->digests = cfg->digests ||
+		      (ck->decode && !cfg->no_digests &&
+		       erofs_ctx_image(ctx)->ishare_prefix_id >= 0);
 	ck->salvage = cfg->ignore_errors;
 	ck->walker.ck = ck;
 	ck->walker.ctx = ctx;
@@ -497,7 +500,7 @@ enum fsck_result check_xattrs(struct fsck_worker *w,
 bool check_wants_digest(struct report *rep, const struct checker *ck,
 			const struct fsck_loc *loc, const struct xattr_scan *xs)
 {
-	if (!ck->cfg->digests || !xs->has_digest)
+	if (!ck->digests || !xs->has_digest)
 		return false;
 	if (!xs->bad_digest)
 		return true;
@@ -506,15 +509,16 @@ bool check_wants_digest(struct report *rep, const struct checker *ck,
 	return false;
 }
 
-void check_digest(struct report *rep, const struct fsck_loc *loc,
+bool check_digest(struct report *rep, const struct fsck_loc *loc,
 		  struct erofs_sha256 *sha, uint8_t *digest,
 		  const uint8_t *expected)
 {
 	erofs_sha256_final(sha, digest);
-	if (expected && memcmp(digest, expected, EROFS_SHA256_LEN))
-		report_problem(
-			rep, loc,
-			"content does not match its sha256 digest xattr");
+	if (!expected || !memcmp(digest, expected, EROFS_SHA256_LEN))
+		return true;
+	report_problem(rep, loc,
+		       "content does not match its sha256 digest xattr");
+	return false;
 }
 
 enum fsck_result check_file(struct fsck_worker *w,

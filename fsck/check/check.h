@@ -92,6 +92,12 @@ struct checker {
 	struct verity_check *verity; /* verity.h: blocks that fail, or NULL */
 	struct fsck_worker walker;
 	bool decode; /* file data is decoded */
+	/*
+	 * The image-share digests inodes carry are checked: asked for
+	 * (--xattr-inode-digest), or data is decoded and the image records
+	 * them (--no-xattr-inode-digest: never)
+	 */
+	bool digests;
 	bool salvage; /* --ignore-errors */
 
 	/*

@@ -94,8 +94,11 @@ bool check_wants_digest(struct report *rep, const struct checker *ck,
 			const struct fsck_loc *loc,
 			const struct xattr_scan *xs);
 
-/* The whole content was hashed into sha: its digest, checked if wanted. */
-void check_digest(struct report *rep, const struct fsck_loc *loc,
+/*
+ * The whole content was hashed into sha: its digest, checked against
+ * expected if not NULL. false (reported) when it differs.
+ */
+bool check_digest(struct report *rep, const struct fsck_loc *loc,
 		  struct erofs_sha256 *sha, uint8_t *digest,
 		  const uint8_t *expected);
 

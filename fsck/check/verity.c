@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,44 +21,80 @@ static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
 	return ret;
 }
 
-/* tree, for img's data device: the tree's upper levels checked. */
-static int verity_open_tree(struct verity_check *vc, struct erofs_image *img,
-			    struct report *rep,
-			    const struct container_verity *tree)
+/*
+ * The tree t for the data device *src: its upper levels checked, then
+ * *src replaced by a source that checks every read (erofs/verity.h).
+ * Parameters no tree has are a usage error when the options named the
+ * tree (named says how), and a problem of the image when it carried it.
+ */
+static int verity_open_tree(struct verity_check *vc,
+			    struct erofs_source **src, struct report *rep,
+			    const struct container_verity *tree,
+			    const char *named)
 {
 	struct erofs_verity_opts o = {
-		.data = img->devs[0].src,
-		.hash = vc->hash ? vc->hash : img->devs[0].src,
+		.data = *src,
+		.hash = vc->hash ? vc->hash : *src,
 		.hash_offset = tree->offset,
 		.root = tree->root,
 		.root_len = tree->root_len,
 		.params = tree->no_superblock ? &tree->params : NULL,
 		.params_from = tree->what,
 	};
-	const struct erofs_verity_info *i;
+	struct erofs_source *checked;
 	struct erofs_err err;
-	uint64_t end = img->devs[0].offset + img->blocks * img->blksz;
 	int ret;
 
-	vc->image_start = img->devs[0].offset;
 	erofs_err_clear(&err);
 	ret = erofs_verity_open(&vc->v, &o, &err);
-	if (ret == -EINVAL) {
-		report_usage(rep, "%s", err.msg);
+	if (ret == -EINVAL && named) {
+		report_usage(rep, "%s: %s", named, err.msg);
 		erofs_err_drop(&err);
 		return ret;
 	}
-	if (ret)
+	if (ret == -EINVAL) {
+		/* what the image carries is damage, and the check goes on */
+		err.code = ret = -EFSCORRUPTED;
+	}
+	if (!ret)
+		ret = erofs_verity_source(&checked, *src, vc->v, &err);
+	if (ret) {
+		vc->unusable = true;
 		return verity_failed(rep, &err, ret);
+	}
+	*src = checked;
+	vc->block_size = erofs_verity_info(vc->v)->data_block_size;
+	return 0;
+}
+
+int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
+		 const struct erofs_image *img, struct report *rep)
+{
+	const struct erofs_verity_info *i;
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	uint64_t end = img->devs[0].offset + img->blocks * img->blksz;
+
+	if (!vc->v)
+		return 0;
+	vc->image_start = img->devs[0].offset;
+	if (!cfg->verity && cfg->have_hash_offset && cfg->hash_offset < end) {
+		report_usage(
+			rep,
+			"--hash-offset=%llu lies inside the filesystem, whose blocks end at byte %llu",
+			(unsigned long long)cfg->hash_offset,
+			(unsigned long long)end);
+		return -EINVAL;
+	}
 	i = erofs_verity_info(vc->v);
-	vc->block_size = i->data_block_size;
-	if (end > i->data_blocks * i->data_block_size)
-		report_warning(
-			rep, NULL,
-			"%s: the filesystem's blocks end at byte %llu, past the %llu bytes the dm-verity tree covers: the rest is not verified",
-			rep->image, (unsigned long long)end,
-			(unsigned long long)(i->data_blocks *
-					     i->data_block_size));
+	if (end <= i->data_blocks * i->data_block_size)
+		return 0;
+	report_problem(
+		rep, &loc,
+		"the filesystem's blocks end at byte %llu, past the %llu bytes the dm-verity tree covers: the tree does not cover the filesystem (a tree cut short passes its root hash; what lies past it is read as unverified and fails)",
+		(unsigned long long)end,
+		(unsigned long long)(i->data_blocks * i->data_block_size));
 	return 0;
 }
 
@@ -70,10 +107,10 @@ static void verity_init(struct verity_check *vc)
 /* --no-superblock: the parameters veritysetup would take, as options. */
 static void params_of_options(struct container_verity *t,
 			      const struct fsck_cfg *cfg,
-			      const struct erofs_image *img)
+			      const struct erofs_source *data)
 {
 	struct erofs_verity_info *p = &t->params;
-	uint64_t bytes = erofs_source_size(img->devs[0].src);
+	uint64_t bytes = erofs_source_size(data);
 
 	t->no_superblock = true;
 	p->hash_type = cfg->verity_format;
@@ -92,11 +129,10 @@ static void params_of_options(struct container_verity *t,
 
 /* The tree --verity or --hash-offset names, into t. */
 static int tree_of_options(struct container_verity *t,
-			   const struct fsck_cfg *cfg, struct erofs_image *img,
-			   struct report *rep)
+			   const struct fsck_cfg *cfg,
+			   const struct erofs_source *data, struct report *rep)
 {
 	struct erofs_err err;
-	uint64_t end;
 	int ret;
 
 	if (cfg->verity) {
@@ -104,38 +140,29 @@ static int tree_of_options(struct container_verity *t,
 		ret = erofs_source_open(&t->hash, cfg->verity, -1, &err);
 		if (ret)
 			return verity_failed(rep, &err, ret);
-	} else {
-		end = img->devs[0].offset + img->blocks * img->blksz;
-		if (cfg->hash_offset < end) {
-			report_usage(
-				rep,
-				"--hash-offset=%llu lies inside the filesystem, whose blocks end at byte %llu",
-				(unsigned long long)cfg->hash_offset,
-				(unsigned long long)end);
-			return -EINVAL;
-		}
 	}
 	t->found = true;
 	t->offset = cfg->hash_offset;
 	if (cfg->no_superblock)
-		params_of_options(t, cfg, img);
+		params_of_options(t, cfg, data);
 	else
 		snprintf(t->what, sizeof(t->what), "superblock");
 	return 0;
 }
 
 int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
-		struct erofs_image *img, struct report *rep,
+		struct erofs_source **src, struct report *rep,
 		struct container_verity *carried)
 {
 	struct container_verity own = { .found = false };
 	struct container_verity *t = carried;
+	char named[PATH_MAX + 16];
 	int ret;
 
 	verity_init(vc);
 	if (cfg->verity || cfg->have_hash_offset) {
 		t = &own;
-		ret = tree_of_options(t, cfg, img, rep);
+		ret = tree_of_options(t, cfg, *src, rep);
 		if (ret)
 			return ret;
 	} else if (!t || !t->found || cfg->no_verity) {
@@ -159,7 +186,14 @@ int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
 					 sizeof(t->root));
 	vc->hash = t->hash;
 	t->hash = NULL;
-	return verity_open_tree(vc, img, rep, t);
+	if (t != &own)
+		return verity_open_tree(vc, src, rep, t, NULL);
+	if (cfg->verity)
+		snprintf(named, sizeof(named), "--verity=%s", cfg->verity);
+	else
+		snprintf(named, sizeof(named), "--hash-offset=%llu",
+			 (unsigned long long)cfg->hash_offset);
+	return verity_open_tree(vc, src, rep, t, named);
 }
 
 void verity_close(struct verity_check *vc)

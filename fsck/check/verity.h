@@ -5,13 +5,21 @@
  * partition): every data block of IMAGE checked against a dm-verity hash
  * tree (erofs/verity.h), and each block that fails named by what uses it.
  *
- * verity_open() checks the tree's upper levels against the root hash; the
- * scheduler then runs verity_leaf_task() for every leaf block, on the
- * workers, before the walk; verity_sort() orders the blocks that failed.
- * During the walk, every extent mapped is matched against them
- * (verity_claim(): "data block B fails its verity hash" at the file and
- * offset, every file that shares the block named), as is every inode's
- * metadata block; verity_report_unclaimed() names the rest after it.
+ * verity_open() checks the tree's upper levels against the root hash and
+ * puts a verity source in place of IMAGE's, before the image is opened:
+ * from then on every read of the image checks the blocks it reads, as
+ * it reads them, so that a block that fails is a read that fails (the
+ * file, directory or inode that needed it reported and left out, as
+ * damage is), and what the outputs get is what was checked.
+ * verity_cover() then checks that the tree covers the filesystem.
+ *
+ * The blocks no read checked are swept by verity_leaf_task(), a leaf
+ * block at a time on the workers, then verity_sort() orders those that
+ * failed: after the walk when it decodes data (what it read is checked
+ * already), before it otherwise, so that the walk, which then only maps
+ * extents, names what uses each failed block (verity_claim(): "data block
+ * B fails its verity hash" at the file and offset, every file that
+ * shares the block named); verity_report_unclaimed() names the rest.
  */
 #ifndef FSCK_VERITY_H
 #define FSCK_VERITY_H
@@ -29,6 +37,7 @@ struct fsck_cfg;
 
 struct verity_check {
 	struct erofs_verity *v;
+	bool unusable; /* a tree was to be checked, and could not be */
 	struct erofs_source *hash; /* HASHFILE's, if not IMAGE's */
 	uint64_t image_start; /* where EROFS starts in the data device */
 	uint32_t block_size; /* of the data blocks */
@@ -44,13 +53,23 @@ struct verity_check {
 /*
  * Open the tree the options name (--verity or --hash-offset), else the
  * one IMAGE carries (carried, unless --no-verity; --root-hash overrides
- * its root hash), for img's data device: 0, 1 when there is no tree to
- * check, or a negative errno after reporting why (a tree whose root
- * differs is a problem: -EFSCORRUPTED).
+ * its root hash), for the data device *src, which becomes a source that
+ * checks every read against it: 0, 1 when there is no tree to check, or
+ * a negative errno after reporting why (a tree whose root differs, or
+ * that the image carries with parameters no tree has, is a problem:
+ * -EFSCORRUPTED; *src is then left as it was).
  */
 int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
-		struct erofs_image *img, struct report *rep,
+		struct erofs_source **src, struct report *rep,
 		struct container_verity *carried);
+
+/*
+ * Once img is open on that source: --hash-offset inside the filesystem
+ * is a usage error (-EINVAL), a tree that covers fewer bytes than the
+ * filesystem's blocks a problem reported. 0 otherwise.
+ */
+int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
+		 const struct erofs_image *img, struct report *rep);
 void verity_close(struct verity_check *vc);
 
 /* The leaf blocks to check: verity_leaf_task() takes each index. */

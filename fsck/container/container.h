@@ -46,6 +46,8 @@ struct container_verity {
 	size_t root_len;
 	char what[96]; /* names the tree in messages */
 	char root_from[96]; /* where root came from */
+	/* the same for --json: gpt-uuids, gpt-signature or vbmeta */
+	const char *root_kind;
 };
 
 int container_open(const struct fsck_cfg *cfg, struct report *rep,

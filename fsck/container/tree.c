@@ -21,19 +21,22 @@ static void uuid_bytes(const uint8_t guid[16], uint8_t out[16])
 }
 
 /*
- * The one partition of type "<type of part><suffix>" (root-x86-64-verity
- * for root-x86-64 and "-verity"), or NULL.
+ * The partition of type "<type of part><suffix>" (root-x86-64-verity for
+ * root-x86-64 and "-verity") into *found, NULL when there is none: 0; two
+ * are ambiguous, as systemd finds them (-EFSCORRUPTED naming both): which
+ * one holds the tree is not for a checker to guess.
  */
-static const struct erofs_gpt_part *
-gpt_partner(const struct erofs_gpt *gpt, const struct erofs_gpt_part *part,
-	    const char *suffix)
+static int gpt_partner(const struct erofs_gpt *gpt,
+		       const struct erofs_gpt_part *part, const char *suffix,
+		       const struct erofs_gpt_part **found,
+		       struct erofs_err *err)
 {
-	const struct erofs_gpt_part *found = NULL;
 	size_t n;
 	uint32_t i;
 
+	*found = NULL;
 	if (!part->type_name || strstr(part->type_name, "-verity"))
-		return NULL;
+		return 0;
 	n = strlen(part->type_name);
 	for (i = 0; i < gpt->nparts; i++) {
 		const char *t = gpt->parts[i].type_name;
@@ -41,21 +44,51 @@ gpt_partner(const struct erofs_gpt *gpt, const struct erofs_gpt_part *part,
 		if (!t || strncmp(t, part->type_name, n) ||
 		    strcmp(t + n, suffix))
 			continue;
-		if (found)
-			return NULL;
-		found = &gpt->parts[i];
+		if (*found)
+			return erofs_error(
+				err, -EFSCORRUPTED, EROFS_NO_NID,
+				gpt->parts[i].offset,
+				"GPT partitions %u and %u are both %s: which holds the tree of partition %u is ambiguous",
+				(*found)->index, gpt->parts[i].index, t,
+				part->index);
+		*found = &gpt->parts[i];
 	}
-	return found;
+	return 0;
+}
+
+/*
+ * A root hash the signature partition gives: the data partition's UUID
+ * is its first 16 bytes and the verity partition's its last 16, as
+ * systemd pairs them. 0, or -EFSCORRUPTED naming the three partitions.
+ */
+static int gpt_paired(const struct erofs_gpt_part *part,
+		      const struct erofs_gpt_part *vp,
+		      const struct erofs_gpt_part *sig,
+		      const struct container_verity *tree,
+		      struct erofs_err *err)
+{
+	uint8_t a[16], b[16];
+
+	uuid_bytes(part->uuid, a);
+	uuid_bytes(vp->uuid, b);
+	if (tree->root_len >= 32 && !memcmp(a, tree->root, 16) &&
+	    !memcmp(b, tree->root + tree->root_len - 16, 16))
+		return 0;
+	return erofs_error(
+		err, -EFSCORRUPTED, EROFS_NO_NID, sig->offset,
+		"GPT partitions %u and %u: their UUIDs are not the two halves of the rootHash of partition %u (%s), as they pair",
+		part->index, vp->index, sig->index, sig->type_name);
 }
 
 /* A signature partition holds one JSON object, padded with NUL bytes. */
 #define SIG_JSON_MAX (64u << 10)
 
 /*
- * The "rootHash" string of the JSON object in sig, into tree. Only that
- * member is read: the signature and certificate are not checked.
+ * The "rootHash" string of the JSON object in sig, into tree: true when
+ * there is one. Only that member is read: the signature and certificate
+ * are not checked.
  */
-static void root_of_sig(const struct erofs_source *disk,
+static bool root_of_sig(const struct erofs_source *disk,
 			const struct erofs_gpt_part *sig,
 			struct container_verity *tree)
 {
@@ -64,13 +97,13 @@ static void root_of_sig(const struct erofs_source *disk,
 	struct erofs_source *src;
 	struct erofs_err err;
 	char *json = malloc(len + 1), *p, *end;
-	size_t n;
+	size_t n = 0;
 
 	erofs_err_clear(&err);
 	if (!json || erofs_gpt_open_partition(&src, disk, sig, &err)) {
 		erofs_err_drop(&err);
 		free(json);
-		return;
+		return false;
 	}
 	if (!erofs_source_read(src, json, len, 0, &err)) {
 		json[len] = '\0';
@@ -85,6 +118,7 @@ static void root_of_sig(const struct erofs_source *disk,
 			: 0;
 		if (n) {
 			tree->root_len = n;
+			tree->root_kind = "gpt-signature";
 			snprintf(
 				tree->root_from, sizeof(tree->root_from),
 				"the rootHash of GPT partition %u (%s), its signature not checked",
@@ -94,26 +128,30 @@ static void root_of_sig(const struct erofs_source *disk,
 	erofs_err_drop(&err);
 	erofs_source_close(src);
 	free(json);
+	return n;
 }
 
 int tree_of_gpt(const struct erofs_source *disk, const struct erofs_gpt *gpt,
 		const struct erofs_gpt_part *part,
 		struct container_verity *tree, struct erofs_err *err)
 {
-	const struct erofs_gpt_part *vp = gpt_partner(gpt, part, "-verity");
-	const struct erofs_gpt_part *sig =
-		gpt_partner(gpt, part, "-verity-sig");
-	int ret;
+	const struct erofs_gpt_part *vp, *sig;
+	int ret = gpt_partner(gpt, part, "-verity", &vp, err);
 
-	if (!vp)
-		return 0;
+	if (!ret)
+		ret = gpt_partner(gpt, part, "-verity-sig", &sig, err);
+	if (ret || !vp)
+		return ret;
 	uuid_bytes(part->uuid, tree->root);
 	uuid_bytes(vp->uuid, tree->root + 16);
 	tree->root_len = 32;
 	snprintf(tree->root_from, sizeof(tree->root_from),
 		 "the partitions' UUIDs");
-	if (sig)
-		root_of_sig(disk, sig, tree);
+	tree->root_kind = "gpt-uuids";
+	if (sig && root_of_sig(disk, sig, tree))
+		ret = gpt_paired(part, vp, sig, tree, err);
+	if (ret)
+		return ret;
 	snprintf(tree->what, sizeof(tree->what), "GPT partition %u (%s)",
 		 vp->index, vp->type_name);
 	ret = erofs_gpt_open_partition(&tree->hash, disk, vp, err);
@@ -148,6 +186,7 @@ int tree_of_avb(struct report *rep, const struct erofs_source *src,
 	snprintf(tree->what, sizeof(tree->what),
 		 "the AVB hashtree footer (partition \"%.40s\")",
 		 avb.partition);
+	tree->root_kind = "vbmeta";
 	snprintf(tree->root_from, sizeof(tree->root_from),
 		 "its vbmeta at byte %llu, %s",
 		 (unsigned long long)avb.vbmeta_offset,

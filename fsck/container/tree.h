@@ -8,7 +8,9 @@
 /*
  * The verity partition paired with GPT partition part of disk, if there
  * is one, into tree: 0 (tree->found says whether), or a negative errno
- * with err set.
+ * with err set: -EFSCORRUPTED when two partitions could be the tree or
+ * its signature, or when the signature's root hash does not pair with
+ * the partitions' UUIDs.
  */
 int tree_of_gpt(const struct erofs_source *disk, const struct erofs_gpt *gpt,
 		const struct erofs_gpt_part *part,

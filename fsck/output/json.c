@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "check/integrity.h"
 #include "erofs/image.h"
 #include "extract/extract.h"
 #include "output/json.h"
@@ -145,6 +146,41 @@ static void json_extracted(struct strbuf *sb, const struct extract_stats *x,
 }
 
 /* The CPU time of each role, and the walker's share of it. */
+/*
+ * "integrity": where the root hash came from ("option", "gpt-uuids",
+ * "gpt-signature", "vbmeta", "none"), whether it is the user's, the bytes
+ * of the filesystem a tree verified and not, on each device, and the
+ * files whose digest was checked.
+ */
+static void json_integrity(struct strbuf *sb, const struct integrity *in,
+			   bool *first)
+{
+	unsigned int i;
+
+	if (!in || !in->root)
+		return;
+	json_key(sb, "integrity", first);
+	sb_adds(sb, "{\"root_hash_from\": ");
+	json_str(sb, in->root);
+	sb_adds(sb, ", \"anchored\": ");
+	sb_adds(sb, in->anchored ? "true" : "false");
+	sb_adds(sb, ", \"tree_failed\": ");
+	sb_adds(sb, in->tree_failed ? "true" : "false");
+	sb_addf(sb, ", \"verified_bytes\": %llu, \"unverified_bytes\": %llu",
+		(unsigned long long)in->verified,
+		(unsigned long long)in->unverified);
+	sb_adds(sb, ", \"devices\": [");
+	for (i = 0; i < in->ndevs; i++) {
+		sb_adds(sb, i ? ", {\"path\": " : "{\"path\": ");
+		json_str(sb, in->devs[i].path);
+		sb_addf(sb, ", \"bytes\": %llu, \"verified_bytes\": %llu}",
+			(unsigned long long)in->devs[i].bytes,
+			(unsigned long long)in->devs[i].verified);
+	}
+	sb_addf(sb, "], \"digests_checked\": %llu}",
+		(unsigned long long)in->digests_checked);
+}
+
 static void json_cpu(struct strbuf *sb, const struct cpu_share *cs, bool *first)
 {
 	unsigned int i;
@@ -228,6 +264,7 @@ int json_write(FILE *out, const struct json_summary *s,
 	json_key(&sb, "completed", &first);
 	incomplete = s->status & (FSCK_EXIT_OPERATIONAL | FSCK_EXIT_CANCELLED);
 	sb_adds(&sb, incomplete ? "false" : "true");
+	json_integrity(&sb, s->integrity, &first);
 	json_problems(&sb, rep, &first);
 	sb_addf(&sb, "\n}\n");
 	if (sb.failed)

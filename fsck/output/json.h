@@ -16,6 +16,12 @@
  *                   "specials": ..., "hard_links": ...} (with a DIR),
  *     "elapsed_seconds": 0.123,
  *     "errors": 0, "warnings": 0, "exit_status": 0, "completed": true,
+ *     "integrity": {"root_hash_from": "none", "anchored": false,
+ *                   "tree_failed": false, "verified_bytes": 0,
+ *                   "unverified_bytes": 1310720,
+ *                   "devices": [{"path": "...", "bytes": 1310720,
+ *                                "verified_bytes": 0}],
+ *                   "digests_checked": 0} (once the tree was walked),
  *     "problems": [ {"severity": "error", "path": "/a/b", "nid": 12,
  *                    "offset": 4096, "message": "..."}, ... ],
  *     "problems_omitted": 0
@@ -36,6 +42,7 @@
 
 struct cpu_share;
 struct erofs_image;
+struct integrity;
 struct extract_stats;
 struct fsck_stats;
 struct report;
@@ -54,6 +61,8 @@ struct json_summary {
 	uint64_t entries;
 	const struct extract_stats *extracted;	/* NULL unless a DIR */
 	const struct cpu_share *cpu; /* NULL if no walk */
+	/* what was verified (check/integrity.h); root NULL if not known */
+	const struct integrity *integrity;
 	int status;				/* the exit status */
 };
 

@@ -61,9 +61,18 @@ enum fsck_result file_task_close(struct file_task *t, enum fsck_result data,
 	check_loc(&loc, t->path, t->pathlen, &t->inode);
 	t->skipped = skipped;
 	t->data_ok = data == FSCK_OK && !skipped;
+	/*
+	 * content that is not what its digest says fails as damage does,
+	 * and is salvaged as it is with --ignore-errors
+	 */
+	if (t->data_ok && sha &&
+	    !check_digest(&t->slot.rep, &loc, sha, t->digest,
+			  t->verify ? t->expected : NULL) &&
+	    !t->ck->salvage) {
+		data = FSCK_REPORTED;
+		t->data_ok = false;
+	}
 	if (t->data_ok && sha) {
-		check_digest(&t->slot.rep, &loc, sha, t->digest,
-			     t->verify ? t->expected : NULL);
 		t->have_digest = true;
 		t->digest_checked = t->verify;
 	}

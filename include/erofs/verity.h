@@ -71,13 +71,29 @@ void erofs_verity_close(struct erofs_verity *v);
 const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v);
 
 /*
- * Check leaf block leaf (0 .. leaf_blocks - 1) against the level above,
- * then every data block it covers. The data blocks whose digest differs
- * go in bad (room for data_per_leaf), their count in *nbad; 0. When the
- * leaf itself fails, none of its data blocks can be checked:
- * -EFSCORRUPTED, *nbad 0, err saying so. -EIO for a failed read.
+ * Check every data block of leaf block leaf (0 .. leaf_blocks - 1) that
+ * no read of a verity source checked (all of them when none was read),
+ * the leaf first against the level above. The data blocks whose digest
+ * differs go in bad (room for data_per_leaf), their count in *nbad; 0.
+ * When the leaf itself fails, none of its data blocks can be checked:
+ * -EFSCORRUPTED, err saying so. -EIO for a failed read.
  */
 int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 			    uint64_t *bad, size_t *nbad, struct erofs_err *err);
+
+/*
+ * A source that reads data (v's data device, which it takes over: closed
+ * with it) through v, for every read of the image to go through: the
+ * data blocks a read touches are read whole and each checked against
+ * the tree as it is read, so that the bytes handed out are the bytes
+ * checked, however the file changes meanwhile. A block that fails its
+ * hash, or lies past the blocks the tree covers, fails the read
+ * (-EFSCORRUPTED naming the block); its leaf hash block is checked
+ * against the level above when first needed, and a few are kept.
+ * Copies in the kernel are refused (erofs_extent_copy()): read instead.
+ * v must outlive the source.
+ */
+int erofs_verity_source(struct erofs_source **out, struct erofs_source *data,
+			const struct erofs_verity *v, struct erofs_err *err);
 
 #endif

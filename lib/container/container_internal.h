@@ -8,6 +8,7 @@
 #define EROFS_LIB_SOURCE_INTERNAL_H
 
 #include "erofs/source.h"
+#include "erofs/verity.h"
 
 enum erofs_seg_kind {
 	EROFS_SEG_FILE,		/* bytes of the file, from arg on */
@@ -45,6 +46,9 @@ struct erofs_source {
 	size_t nsegs;
 	struct erofs_sparse_crc *crcs;
 	size_t ncrcs;
+	/* a verity source: every read checked by verity, from under */
+	const struct erofs_verity *verity;
+	struct erofs_source *under;
 };
 
 /* seg_table.c: a table of runs being built, run by run in order. */
@@ -86,6 +90,13 @@ int erofs_source_partition(struct erofs_source **out,
 			   const struct erofs_source *base, const char *name,
 			   struct erofs_seg_table *t, int built,
 			   struct erofs_err *err);
+
+/*
+ * verity.c: a read of a verity source (erofs_verity_source()): the data
+ * blocks it touches read whole and checked against the tree.
+ */
+int erofs_verity_read(const struct erofs_verity *v, void *buf, size_t len,
+		      uint64_t pos, struct erofs_err *err);
 
 /* sparse.c: index the sparse image open in src (file_size bytes). */
 int erofs_sparse_index(struct erofs_source *src, uint64_t file_size,

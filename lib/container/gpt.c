@@ -382,6 +382,42 @@ static int gpt_sector(const struct erofs_source *src, uint32_t *sector,
 	return 0;
 }
 
+/*
+ * A primary header read with 512-byte sectors: is there a valid one for
+ * 4096-byte sectors too? A disk holds one table: two that are each
+ * valid would be read one way here and another by a system that knows
+ * the device's sector size, so neither is taken (-EFSCORRUPTED).
+ */
+static int gpt_one_sector_size(const struct gpt_copy *c,
+			       struct erofs_err *err)
+{
+	struct gpt_copy other = *c;
+	struct erofs_gpt *gpt;
+	struct erofs_err ignored;
+	int ret;
+
+	if (c->sector != 512 || erofs_source_size(c->src) < 3 * 4096ULL)
+		return 0;
+	gpt = calloc(1, sizeof(*gpt));
+	if (!gpt)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
+	other.sector = 4096;
+	other.disk_sectors = erofs_source_size(c->src) / 4096;
+	erofs_err_clear(&ignored);
+	ret = gpt_read_copy(&other, gpt, &ignored);
+	erofs_err_drop(&ignored);
+	erofs_gpt_free(gpt);
+	if (ret == -ENOMEM)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
+	if (ret)
+		return 0;
+	return erofs_error(
+		err, -EFSCORRUPTED, EROFS_NO_NID, 512,
+		"GPT: valid headers for both 512-byte (at byte 512) and 4096-byte sectors (at byte 4096): which table the disk has depends on its device, so neither is read");
+}
+
 int erofs_gpt_read(struct erofs_gpt **out, const struct erofs_source *src,
 		   struct erofs_err *err)
 {
@@ -405,7 +441,9 @@ int erofs_gpt_read(struct erofs_gpt **out, const struct erofs_source *src,
 		goto fail;
 	}
 	ret = gpt_read_copy(&c, gpt, err);
-	if (ret == -EFSCORRUPTED) {
+	if (!ret)
+		ret = gpt_one_sector_size(&c, err);
+	else if (ret == -EFSCORRUPTED) {
 		/* kept to say why the backup was read, or why neither was */
 		gpt->damage = *err;
 		erofs_err_drop(err);

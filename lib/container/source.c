@@ -154,6 +154,7 @@ void erofs_source_close(struct erofs_source *src)
 		return;
 	if (src->fd >= 0)
 		close(src->fd);
+	erofs_source_close(src->under);
 	free(src->segs);
 	free(src->crcs);
 	free(src->name);
@@ -177,7 +178,14 @@ uint64_t erofs_source_size(const struct erofs_source *src)
 
 size_t erofs_source_pieces(const struct erofs_source *src)
 {
+	if (src->under)
+		return erofs_source_pieces(src->under);
 	return src->segs ? src->nsegs : 1;
+}
+
+bool erofs_source_verified(const struct erofs_source *src)
+{
+	return src->verity;
 }
 
 /* The run holding byte pos (< the size). */
@@ -256,6 +264,8 @@ int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 	size_t i;
 	int ret = erofs_bound(pos, len, src->size, "read", src->name, err);
 
+	if (!ret && src->verity)
+		return erofs_verity_read(src->verity, buf, len, pos, err);
 	if (ret || !src->segs)
 		return ret ? ret : file_read(src, p, len, pos, pos, err);
 	for (i = len ? seg_find(src, pos) : 0; len; i++) {
@@ -343,6 +353,9 @@ int erofs_source_copy(const struct erofs_source *src, uint64_t pos,
 
 	if (ret)
 		return ret;
+	/* what a verity source hands out is what it checked, in memory */
+	if (src->verity)
+		return EROFS_COPY_REFUSED;
 	if (src->segs) {
 		const struct erofs_seg *s = &src->segs[seg_find(src, pos)];
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* dm-verity hash trees: docs/format.md, "dm-verity hash trees". */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +9,26 @@
 #include "erofs/format.h"
 #include "erofs/hash.h"
 #include "erofs/verity.h"
+#include "internal.h"
+#include "container/container_internal.h"
 
 #define VERITY_SB_SIZE 512
 #define VERITY_SIGNATURE "verity\0\0"
 #define VERITY_LEVELS_MAX 63
 #define HEX_MAX (2 * EROFS_DIGEST_MAX + 1)
+
+/*
+ * Leaf hash blocks read and checked against the level above, kept for
+ * the reads that follow (dm-verity keeps its verified hash blocks so):
+ * a few, each found by its leaf's number, under a lock of its own.
+ */
+#define VERITY_LEAF_SLOTS 64
+
+struct verity_leaf_slot {
+	pthread_mutex_t lock;
+	uint64_t leaf; /* UINT64_MAX: none yet */
+	uint8_t *block;
+};
 
 struct erofs_verity {
 	struct erofs_verity_info info;
@@ -25,6 +41,9 @@ struct erofs_verity {
 	uint8_t *upper; /* levels 1.. in a row, read and checked */
 	uint64_t upper_first[VERITY_LEVELS_MAX]; /* index in upper, by level */
 	uint8_t root[EROFS_DIGEST_MAX]; /* a tree of no levels: block 0's */
+	struct verity_leaf_slot *slots; /* VERITY_LEAF_SLOTS, with 2+ levels */
+	/* a bit a data block: a read checked it (atomic) */
+	uint64_t *verified;
 };
 
 static bool is_pow2(uint32_t x)
@@ -206,6 +225,44 @@ static const uint8_t *verity_expected(const struct erofs_verity *v,
 	       (k % per) * v->slot_size;
 }
 
+/* The blocks level l - 1 has (the data's for the leaves, l 0). */
+static uint64_t verity_children(const struct erofs_verity *v, unsigned int l)
+{
+	return l ? v->level_blocks[l - 1] : v->info.data_blocks;
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
+
+/*
+ * What block k of level l holds besides the digests of its children is
+ * zero: the room after each digest in its slot, the slots past the last
+ * child, the end of the block. veritysetup writes it so and checks it;
+ * the root hash does not cover what the superblock says of the tree's
+ * size, and these zeros are what tie the two.
+ */
+static int verity_check_spare(const struct erofs_verity *v, const uint8_t *b,
+			      unsigned int l, uint64_t k, uint64_t at,
+			      struct erofs_err *err)
+{
+	uint64_t per = v->info.data_per_leaf, children = verity_children(v, l);
+	uint64_t used = children - k * per < per ? children - k * per : per;
+	size_t pad = v->slot_size - v->digest_size, j;
+
+	for (j = 0; j < used; j++)
+		if (!all_zero(b + j * v->slot_size + v->digest_size, pad))
+			break;
+	if (j == used && all_zero(b + used * v->slot_size,
+				  v->info.hash_block_size - used * v->slot_size))
+		return 0;
+	return verity_bad(
+		err, -EFSCORRUPTED, at,
+		"tree: hash block %llu of level %u holds bytes other than zeros past its %llu digests (the tree is not the size its parameters say)",
+		(unsigned long long)k, l, (unsigned long long)used);
+}
+
 /*
  * Hash block b, block k of level l at byte at of the hash device, against
  * expected: its slot in the block above, or the root hash for the top.
@@ -219,7 +276,7 @@ static int verity_check_block(const struct erofs_verity *v, const uint8_t *b,
 
 	verity_digest(v, b, v->info.hash_block_size, digest);
 	if (!memcmp(digest, expected, v->digest_size))
-		return 0;
+		return verity_check_spare(v, b, l, k, at, err);
 	if (l + 1 < v->info.levels && !l)
 		return verity_bad(err, -EFSCORRUPTED, at,
 				  "tree: leaf hash block %llu fails its hash",
@@ -294,6 +351,33 @@ static int verity_params(struct erofs_verity *v,
 	return ret;
 }
 
+/* The kept leaves (with two levels or more) and the bits of blocks read. */
+static int verity_alloc_state(struct erofs_verity *v, struct erofs_err *err)
+{
+	const struct erofs_verity_info *i = &v->info;
+	unsigned int k;
+
+	v->verified = calloc((size_t)(i->data_blocks / 64 + 1),
+			     sizeof(*v->verified));
+	if (!v->verified)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
+	if (i->levels < 2)
+		return 0;
+	v->slots = calloc(VERITY_LEAF_SLOTS, sizeof(*v->slots));
+	for (k = 0; v->slots && k < VERITY_LEAF_SLOTS; k++) {
+		v->slots[k].leaf = UINT64_MAX;
+		v->slots[k].block = malloc(i->hash_block_size);
+		pthread_mutex_init(&v->slots[k].lock, NULL);
+		if (!v->slots[k].block)
+			break;
+	}
+	if (v->slots && k == VERITY_LEAF_SLOTS)
+		return 0;
+	return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+			   "out of memory");
+}
+
 int erofs_verity_open(struct erofs_verity **out,
 		      const struct erofs_verity_opts *o, struct erofs_err *err)
 {
@@ -330,6 +414,8 @@ int erofs_verity_open(struct erofs_verity **out,
 		ret = verity_read_upper(v, o->root, err);
 	else if (!ret)
 		memcpy(v->root, o->root, v->digest_size);
+	if (!ret)
+		ret = verity_alloc_state(v, err);
 	if (ret) {
 		erofs_verity_close(v);
 		return ret;
@@ -340,8 +426,16 @@ int erofs_verity_open(struct erofs_verity **out,
 
 void erofs_verity_close(struct erofs_verity *v)
 {
+	unsigned int k;
+
 	if (!v)
 		return;
+	for (k = 0; v->slots && k < VERITY_LEAF_SLOTS; k++) {
+		free(v->slots[k].block);
+		pthread_mutex_destroy(&v->slots[k].lock);
+	}
+	free(v->slots);
+	free(v->verified);
 	free(v->upper);
 	free(v);
 }
@@ -351,35 +445,129 @@ const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v)
 	return &v->info;
 }
 
+/* Has a read checked data block b (and so reported it if it failed)? */
+static bool verity_was_read(const struct erofs_verity *v, uint64_t b)
+{
+	return __atomic_load_n(&v->verified[b / 64], __ATOMIC_RELAXED) >>
+		       (b % 64) & 1;
+}
+
+static void verity_mark_read(const struct erofs_verity *v, uint64_t b)
+{
+	__atomic_fetch_or(&v->verified[b / 64], 1ULL << (b % 64),
+			  __ATOMIC_RELAXED);
+}
+
+/* Leaf block leaf, read and checked against the level above, into out. */
+static int verity_read_leaf(const struct erofs_verity *v, uint64_t leaf,
+			    uint8_t *out, struct erofs_err *err)
+{
+	uint64_t at = v->level_start[0] + leaf * v->info.hash_block_size;
+	int ret = erofs_source_read(v->hash, out, v->info.hash_block_size, at,
+				    err);
+
+	return ret ? ret
+		   : verity_check_block(v, out,
+					verity_expected(v, 0, leaf, NULL), 0,
+					leaf, at, err);
+}
+
 /*
- * Data blocks [k, end) in reads of up to VERITY_READ_BYTES (one block at
- * the least): a read a block was a system call for every 4 KiB.
+ * Does the digest of data block b equal the one its leaf holds? 0 when it
+ * does, 1 when not, or a negative errno when the leaf cannot be had (it
+ * fails its own hash: err says so).
+ */
+static int verity_compare(const struct erofs_verity *v, uint64_t b,
+			  const uint8_t *digest, struct erofs_err *err)
+{
+	uint64_t per = v->info.data_per_leaf, leaf = b / per;
+	size_t at = (size_t)(b % per) * v->slot_size;
+	struct verity_leaf_slot *slot;
+	int ret = 0;
+
+	if (!v->info.levels)
+		return !!memcmp(digest, v->root, v->digest_size);
+	if (v->info.levels == 1)
+		return !!memcmp(digest, v->upper + at, v->digest_size);
+	slot = &v->slots[leaf % VERITY_LEAF_SLOTS];
+	pthread_mutex_lock(&slot->lock);
+	if (slot->leaf != leaf) {
+		slot->leaf = UINT64_MAX;
+		ret = verity_read_leaf(v, leaf, slot->block, err);
+		if (!ret)
+			slot->leaf = leaf;
+	}
+	if (!ret)
+		ret = !!memcmp(digest, slot->block + at, v->digest_size);
+	pthread_mutex_unlock(&slot->lock);
+	return ret;
+}
+
+/*
+ * Data blocks [first, first + n) in db, each against its leaf; the first
+ * that differs is *bad (UINT64_MAX: none). 0, or a negative errno when
+ * a leaf cannot be had.
+ */
+static int verity_check_blocks(const struct erofs_verity *v, const uint8_t *db,
+			       uint64_t first, uint64_t n, uint64_t *bad,
+			       struct erofs_err *err)
+{
+	uint32_t bs = v->info.data_block_size;
+	uint8_t digest[EROFS_DIGEST_MAX];
+	uint64_t j;
+	int ret;
+
+	*bad = UINT64_MAX;
+	for (j = 0; j < n; j++) {
+		verity_digest(v, db + j * bs, bs, digest);
+		ret = verity_compare(v, first + j, digest, err);
+		if (ret < 0)
+			return ret;
+		/* checked, whichever way: the sweep need not read it again */
+		verity_mark_read(v, first + j);
+		if (ret) {
+			*bad = first + j;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Data blocks [k, end) that no read has checked yet, in reads of up to
+ * VERITY_READ_BYTES (one block at the least): a read a block was a
+ * system call for every 4 KiB.
  */
 #define VERITY_READ_BYTES (1u << 20)
 
-static int verity_check_data(const struct erofs_verity *v, const uint8_t *hb,
-			     uint64_t first, uint64_t end, uint8_t *db,
-			     size_t per_read, uint64_t *bad, size_t *nbad,
-			     struct erofs_err *err)
+static int verity_sweep(const struct erofs_verity *v, uint64_t k,
+			uint64_t end, uint8_t *db, size_t per_read,
+			uint64_t *bad, size_t *nbad, struct erofs_err *err)
 {
-	const struct erofs_verity_info *i = &v->info;
-	uint8_t digest[EROFS_DIGEST_MAX];
-	uint64_t k, j, n;
+	uint32_t bs = v->info.data_block_size;
+	uint64_t n, failed, from;
 	int ret;
 
-	for (k = first; k < end; k += n) {
-		n = end - k < per_read ? end - k : per_read;
-		ret = erofs_source_read(v->data, db, n * i->data_block_size,
-					k * i->data_block_size, err);
+	while (k < end) {
+		for (; k < end && verity_was_read(v, k); k++)
+			;
+		for (n = 0; k + n < end && n < per_read &&
+			    !verity_was_read(v, k + n);
+		     n++)
+			;
+		if (!n)
+			break;
+		ret = erofs_source_read(v->data, db, n * bs, k * bs, err);
+		for (from = 0; !ret && from < n; from = failed - k + 1) {
+			ret = verity_check_blocks(v, db + from * bs, k + from,
+						  n - from, &failed, err);
+			if (ret || failed == UINT64_MAX)
+				break;
+			bad[(*nbad)++] = failed;
+		}
 		if (ret)
 			return ret;
-		for (j = 0; j < n; j++) {
-			verity_digest(v, db + j * i->data_block_size,
-				      i->data_block_size, digest);
-			if (memcmp(digest, hb + (k + j - first) * v->slot_size,
-				   v->digest_size))
-				bad[(*nbad)++] = k + j;
-		}
+		k += n;
 	}
 	return 0;
 }
@@ -388,11 +576,9 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 			    uint64_t *bad, size_t *nbad, struct erofs_err *err)
 {
 	const struct erofs_verity_info *i = &v->info;
-	uint64_t at = v->level_start[0] + leaf * i->hash_block_size;
 	uint64_t first = leaf * i->data_per_leaf, end;
 	size_t per_read = VERITY_READ_BYTES / i->data_block_size;
-	uint8_t *hb = NULL, *db;
-	const uint8_t *leaf_block;
+	uint8_t *db;
 	int ret;
 
 	*nbad = 0;
@@ -406,28 +592,77 @@ int erofs_verity_check_leaf(const struct erofs_verity *v, uint64_t leaf,
 		per_read = 1;
 	if (per_read > end - first)
 		per_read = (size_t)(end - first);
-	/* no levels: the root stands for the leaf; one: opening checked it */
-	leaf_block = !i->levels ? v->root : i->levels == 1 ? v->upper : NULL;
-	if (!leaf_block)
-		hb = malloc(i->hash_block_size);
 	db = malloc(per_read * i->data_block_size);
-	ret = (leaf_block || hb) && db
-		      ? 0
-		      : erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
-				    "out of memory");
-	if (!ret && !leaf_block) {
-		ret = erofs_source_read(v->hash, hb, i->hash_block_size, at,
-					err);
-		if (!ret)
-			ret = verity_check_block(
-				v, hb, verity_expected(v, 0, leaf, NULL), 0,
-				leaf, at, err);
-		leaf_block = hb;
-	}
-	if (!ret)
-		ret = verity_check_data(v, leaf_block, first, end, db, per_read,
-					bad, nbad, err);
-	free(hb);
+	if (!db)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
+	ret = verity_sweep(v, first, end, db, per_read, bad, nbad, err);
 	free(db);
 	return ret;
+}
+
+/*
+ * A read of the verity source: the data blocks [pos, pos + len) lies in,
+ * read whole (into buf itself when it is exactly those), each checked as
+ * it was read. Nothing is handed out that was not checked: a block that
+ * fails, or lies past the blocks the tree covers, fails the read.
+ */
+int erofs_verity_read(const struct erofs_verity *v, void *buf, size_t len,
+		      uint64_t pos, struct erofs_err *err)
+{
+	uint32_t bs = v->info.data_block_size;
+	uint64_t first = pos / bs, end, bad;
+	size_t whole;
+	uint8_t *db;
+	int ret;
+
+	if (!len)
+		return 0;
+	end = pos / bs + (pos % bs + len - 1) / bs + 1;
+	if (end > v->info.data_blocks)
+		return verity_bad(
+			err, -EFSCORRUPTED, pos,
+			"tree covers %llu data blocks of %u bytes: bytes %llu to %llu lie past them, unverified",
+			(unsigned long long)v->info.data_blocks, bs,
+			(unsigned long long)pos,
+			(unsigned long long)(pos + len - 1));
+	whole = (size_t)(end - first) * bs;
+	db = whole == len ? buf : malloc(whole);
+	if (!db)
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
+	ret = erofs_source_read(v->data, db, whole, first * bs, err);
+	if (!ret)
+		ret = verity_check_blocks(v, db, first, end - first, &bad, err);
+	if (!ret && bad != UINT64_MAX)
+		ret = verity_bad(err, -EFSCORRUPTED, bad * bs,
+				 "data block %llu fails its hash",
+				 (unsigned long long)bad);
+	if (!ret && db != buf)
+		memcpy(buf, db + pos % bs, len);
+	if (db != buf)
+		free(db);
+	return ret;
+}
+
+int erofs_verity_source(struct erofs_source **out, struct erofs_source *data,
+			const struct erofs_verity *v, struct erofs_err *err)
+{
+	struct erofs_source *src = calloc(1, sizeof(*src));
+
+	*out = NULL;
+	if (src)
+		src->name = strdup(data->name);
+	if (!src || !src->name) {
+		free(src);
+		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
+				   "out of memory");
+	}
+	src->fd = -1;
+	src->size = data->size;
+	src->kind = data->kind;
+	src->verity = v;
+	src->under = data;
+	*out = src;
+	return 0;
 }

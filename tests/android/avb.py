@@ -191,8 +191,13 @@ def damaged(tmp, raw):
             ["do not fit its"])
     variant("dm-verity version 2", desc, ">I", 2, 8,
             ["dm-verity version 2, not 1"])
-    variant("hash blocks of 3000 bytes", desc + 32, ">I", 3000, 16,
-            ["hash blocks of 3000"])
+    # impossible parameters the image carries: damage, and the
+    # filesystem still checked (its entries counted at -d3)
+    img = bytearray(part)
+    struct.pack_into(">I", img, desc + 32, 3000)
+    reported("hash blocks of 3000 bytes: exit 4, the filesystem checked",
+             ("-d3", write_file(os.path.join(tmp, "bad.img"), img)), 4,
+             ["hash blocks of 3000", " directories, ", " entries"])
     img = bytearray(part)
     img[vb_off + 256 + 16 + 164 + 6 + 32] ^= 0xff    # the root digest
     reported("a flipped root digest: both hashes named",

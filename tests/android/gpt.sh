@@ -17,6 +17,7 @@
 #   and a warning says so; both damaged, or entries that overlap (CRC32s
 #   made right again): exit 4 (errors found) naming what is wrong in each;
 # - two EROFS root partitions and no --partition: a usage error;
+# - valid headers for both 512- and 4096-byte sectors: exit 4;
 # - labels that are no plain file names (part2 beside an unlabelled
 #   partition 2, ESC, '/'): --write-partitions writes partN.img, and
 #   listings and messages escape them;
@@ -58,7 +59,7 @@ mkdisk()
 mkdisk "$disk" 512 0fc63daf-8483-4772-8e79-3d69d8477de4
 sfdisk -J "$disk" >"$scratch/sfdisk.json" || exit 99
 "$FSCK" --manifest "$raw" >"$scratch/raw.manifest" || exit 99
-tap_plan 19
+tap_plan 20
 
 run_fsck "$out" "$err" --list-partitions "$disk"
 rc=$?
@@ -230,6 +231,36 @@ else
 		tap_skip "systemd-repart's disk image" "systemd-repart failed here"
 	fi
 fi
+
+# valid headers for 512-byte and for 4096-byte sectors: the disk is read
+# one way or the other depending on its device, so neither is taken
+"$PYTHON3" - "$scratch/both.img" <<'EOF' || exit 99
+import struct, sys, uuid, zlib
+size = 8 << 20
+b = bytearray(size)
+b[446 + 4] = 0xEE
+struct.pack_into("<II", b, 446 + 8, 1, size // 512 - 1)
+b[510:512] = b"\x55\xaa"
+def table(sector, entries_lba, first, last):
+    ent = bytearray(128 * 128)
+    struct.pack_into("<16s16sQQQ", ent, 0,
+                     uuid.UUID("0fc63daf-8483-4772-8e79-3d69d8477de4").bytes_le,
+                     uuid.uuid4().bytes_le, first, first + 1, 0)
+    hdr = bytearray(92)
+    struct.pack_into("<8sIIIIQQQQ16sQIII", hdr, 0, b"EFI PART", 0x10000, 92,
+                     0, 0, 1, size // sector - 1, first, last,
+                     uuid.uuid4().bytes_le, entries_lba, 128, 128,
+                     zlib.crc32(ent))
+    struct.pack_into("<I", hdr, 16, zlib.crc32(hdr))
+    b[sector:sector + 92] = hdr
+    b[entries_lba * sector:entries_lba * sector + len(ent)] = ent
+table(512, 64, 2048, size // 512 - 34)
+table(4096, 2, 256, size // 4096 - 6)
+open(sys.argv[1], "wb").write(b)
+EOF
+run_fsck "$out" "$err" --list-partitions "$scratch/both.img"
+tap_status "valid GPT headers for two sector sizes: exit 4, neither read" 4 $? \
+	'GPT: valid headers for both 512-byte (at byte 512) and 4096-byte sectors'
 
 # labels that are no file names of their own: one of the generated kind
 # (part2, on partition 1, beside an unlabelled partition 2), control

@@ -12,10 +12,13 @@
 # - a byte flipped in an uncompressed file's data, which the check alone
 #   cannot see (exit 0 without --verity): exit 4 naming the file and the
 #   bytes of it in the block, as veritysetup verify fails too; in a block
-#   of inodes: each inode in it named; in a block nothing uses (past the
-#   filesystem's blocks, in the file): named as such;
+#   of inodes: each inode in it named (its read fails); in a block
+#   nothing uses (past the filesystem's blocks, in the file): named as
+#   such;
 # - a byte flipped in the tree's leaves: the data blocks it covers named
 #   as unchecked, exit 4;
+# - a tree of one data block, which covers less than the filesystem:
+#   exit 4;
 # - a hash file cut short, a tree inside the filesystem, superblocks of an
 #   unknown version or algorithm or with hash blocks over 64 KiB or not a
 #   power of two, a root hash of the wrong length, and options that do not
@@ -53,7 +56,7 @@ b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$1" "$2
 
 root=$(format "$scratch/plain.img" "$scratch/plain.hash")
 [ ${#root} = 64 ] || exit 99
-tap_plan 40
+tap_plan 46
 
 for j in 1 2; do
 	run_fsck "$out" "$err" -j$j -d3 --verity="$scratch/plain.hash" \
@@ -106,7 +109,7 @@ flip "$scratch/inodes.img" 700000
 run_fsck "$out" "$err" --verity="$scratch/lz4.hash" --root-hash="$lroot" \
 	"$scratch/inodes.img"
 rc=$?
-n=$(grep -c 'its inode lies in data block 170, which fails its verity hash$' "$err")
+n=$(grep -c 'nid [0-9]*, offset 696320: dm-verity data block 170 fails its hash$' "$err")
 if [ $rc -eq 4 ] && [ "$n" -gt 1 ]; then
 	tap_ok "a block of inodes: each of its $n inodes named"
 else
@@ -151,7 +154,7 @@ tap_status "a tree appended to the image (--hash-offset)" 0 $?
 run_fsck "$out" "$err" --hash-offset=4096 --root-hash="$aroot" \
 	"$scratch/app.img"
 tap_status "--hash-offset inside the filesystem: a usage error" 16 $? \
-	'--hash-offset=4096 lies inside the filesystem'
+	'--hash-offset=4096: dm-verity superblock: no "verity" signature'
 
 kroot=$(format "$scratch/lz4.img" "$scratch/k.hash" --data-block-size=1024 \
 	--hash-block-size=1024)
@@ -175,7 +178,7 @@ done
 run_fsck "$out" "$err" -j2 --verity="$scratch/sha512.hash" --root-hash="$hroot" \
 	"$scratch/inodes.img"
 tap_status "a $alg tree: a flipped byte named" 4 $? \
-	'its inode lies in data block 170, which fails its verity hash$'
+	'nid [0-9]*, offset 696320: dm-verity data block 170 fails its hash$'
 run_fsck "$out" "$err" --verity="$scratch/sha512.hash" --root-hash="$lroot" \
 	"$scratch/lz4.img"
 tap_status "a sha512 tree, a sha256 root hash: a usage error" 16 $? \
@@ -239,8 +242,8 @@ nroot=$(printf '%s\n' "$nsb" | sed -n 's/^Root hash:[[:space:]]*//p')
 run_fsck "$out" "$err" -d3 --verity="$scratch/one.hash" --no-superblock \
 	--salt="$(printf '%s\n' "$nsb" | sed -n 's/^Salt:[[:space:]]*//p')" \
 	--data-blocks=1 --root-hash="$nroot" "$scratch/plain.img"
-tap_status "one data block, no levels: checked, the rest said unverified" 0 $? \
-	'(sha256, a tree of 0 levels): 1 data block of 4096 bytes checked, 0 fail'
+tap_status "one data block, no levels: a tree that covers less than the filesystem fails" 4 $? \
+	'past the 4096 bytes the dm-verity tree covers: the tree does not cover the filesystem'
 
 run_fsck "$out" "$err" --root-hash="$root" "$scratch/plain.img"
 tap_status "--root-hash alone, IMAGE carries no tree: a usage error" 16 $? \
@@ -270,7 +273,12 @@ tap_status "--data-block-size=1000: a usage error" 16 $? 'a power of two'
 # the root hash is the partitions' UUIDs, the tree checked with no option
 if ! command -v systemd-repart >/dev/null; then
 	for what in matches "a flipped byte named" "--root-hash overrides" \
-		"--no-verity" "the root-verity-sig partition's root hash"; do
+		"--no-verity" "a root from the image said so" \
+		"--require-verity refuses a root from the image" \
+		"--require-verity with the root given" \
+		"two verity partitions" "the verity partition retyped" \
+		"the root-verity-sig partition's root hash" \
+		"a signature whose root does not pair"; do
 		tap_skip "systemd-repart's verity disk image: $what" "no systemd-repart"
 	done
 	exit $((tap_failed > 0))
@@ -289,7 +297,7 @@ cp "$scratch/ddi.img" "$scratch/ddi-bad.img"
 flip "$scratch/ddi-bad.img" $((1048576 + 700000))
 run_fsck "$out" "$err" --extract="$scratch/ddix" "$scratch/ddi-bad.img"
 tap_status "systemd-repart's verity disk image: a flipped byte named" 4 $? \
-	'its inode lies in data block [0-9]*, which fails its verity hash'
+	'nid [0-9]*, offset [0-9]*: dm-verity data block [0-9]* fails its hash$'
 run_fsck "$out" "$err" --root-hash="$root" "$scratch/ddi.img"
 tap_status "systemd-repart's verity disk image: --root-hash overrides" 4 $? \
 	"its root hash is [0-9a-f]*, not $root"
@@ -298,6 +306,48 @@ if [ $? -eq 0 ] && ! grep -q 'dm-verity' "$err"; then
 	tap_ok "systemd-repart's verity disk image: --no-verity skips the tree"
 else
 	tap_not_ok "systemd-repart's verity disk image: --no-verity"
+fi
+run_fsck "$out" "$err" "$scratch/ddi.img"
+tap_status "systemd-repart's verity disk image: a root from the image said so" 0 $? \
+	"root hash taken from the image (the partitions' UUIDs): proves consistency, not origin"
+run_fsck "$out" "$err" --require-verity "$scratch/ddi.img"
+tap_status "systemd-repart's verity disk image: --require-verity refuses a root from the image" 4 $? \
+	"--require-verity: the root hash comes from the image (the partitions' UUIDs), not from --root-hash"
+uroot=$(sfdisk -J "$scratch/ddi.img" | "$PYTHON3" -c 'import json, sys
+p = json.load(sys.stdin)["partitiontable"]["partitions"]
+print((p[0]["uuid"] + p[1]["uuid"]).replace("-", "").lower())')
+run_fsck "$out" "$err" --json --require-verity --root-hash="$uroot" "$scratch/ddi.img"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$err" ] && "$PYTHON3" -c 'import json, sys
+i = json.load(open(sys.argv[1]))["integrity"]
+assert i["root_hash_from"] == "option" and i["anchored"]
+assert i["unverified_bytes"] == 0 and i["verified_bytes"] > 0' "$out"; then
+	tap_ok "systemd-repart's verity disk image: --require-verity with the root given: exit 0, nothing said, anchored in --json"
+else
+	tap_not_ok "systemd-repart's verity disk image: --require-verity with the root given (exit $rc)" "$err"
+fi
+# a decoy: a second root-x86-64-verity partition
+cp "$scratch/ddi.img" "$scratch/two.img"
+truncate -s +4M "$scratch/two.img"
+sfdisk -q --relocate gpt-bak-std "$scratch/two.img" 2>/dev/null
+echo ',2M,2c7357ed-ebd2-46d9-aec1-23d437ec2bf5' |
+	sfdisk -q --append "$scratch/two.img" 2>/dev/null || exit 99
+run_fsck "$out" "$err" "$scratch/two.img"
+tap_status "systemd-repart's verity disk image: two verity partitions are ambiguous, exit 4" 4 $? \
+	'GPT partitions 2 and 3 are both root-x86-64-verity: which holds the tree of partition 1 is ambiguous'
+# the verity partition retyped: checked without a tree, and said so
+cp "$scratch/ddi.img" "$scratch/retyped.img"
+sfdisk -q --part-type "$scratch/retyped.img" 2 0fc63daf-8483-4772-8e79-3d69d8477de4 ||
+	exit 99
+run_fsck "$out" "$err" "$scratch/retyped.img"
+rc=$?
+run_fsck "$out" "$scratch/err2" --require-verity "$scratch/retyped.img"
+rc2=$?
+if [ $rc -eq 0 ] && grep -q 'no hash tree: [0-9.]* MiB of file data and every inode field are unchecked' "$err" &&
+	[ $rc2 -eq 4 ] && grep -q -- '--require-verity: no dm-verity tree verified the image' "$scratch/err2"; then
+	tap_ok "systemd-repart's verity disk image: the verity partition retyped: no tree, said, refused by --require-verity"
+else
+	tap_not_ok "systemd-repart's verity disk image: the verity partition retyped (exit $rc, $rc2)" "$err"
 fi
 # a signature partition (Verity=signature) needs a key and a certificate
 if ! command -v openssl >/dev/null ||
@@ -315,4 +365,11 @@ systemd-repart --empty=create --size=auto --dry-run=no \
 run_fsck "$out" "$err" -d3 "$scratch/sig.img"
 tap_status "systemd-repart's verity disk image: the root-verity-sig partition's root hash" 0 $? \
 	'its root hash from the rootHash of GPT partition 3 (root-x86-64-verity-sig), its signature not checked'
+# the data partition's UUID changed: the signature's root no longer pairs
+cp "$scratch/sig.img" "$scratch/sig2.img"
+sfdisk -q --part-uuid "$scratch/sig2.img" 1 01234567-89ab-cdef-0123-456789abcdef ||
+	exit 99
+run_fsck "$out" "$err" "$scratch/sig2.img"
+tap_status "systemd-repart's verity disk image: a signature whose root does not pair with the UUIDs" 4 $? \
+	'GPT partitions 1 and 2: their UUIDs are not the two halves of the rootHash of partition 3'
 [ $tap_failed -eq 0 ]

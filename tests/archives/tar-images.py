@@ -34,7 +34,7 @@ import tarfile
 
 sys.path.insert(0, os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from erofstest import FSCK, SRCDIR, tap, tap_end  # noqa: E402
+from erofstest import FSCK, SRCDIR, tap, tap_end, without_notes  # noqa: E402
 import tarlib  # noqa: E402
 
 DATA = os.path.join(SRCDIR, "data")
@@ -121,7 +121,7 @@ def main():
             rc, out, err = tarlib.run([FSCK, "-j1", "--tar=-"] + args)
             with open(tarball, "wb") as f:
                 f.write(out)
-            tap(rc == 0 and err == SOCKETS,
+            tap(rc == 0 and without_notes(err) == SOCKETS,
                 "%s: --tar=- exits 0 and warns about the socket and the name "
                 "that is not UTF-8" % name,
                 ["exit %d" % rc, err])

@@ -110,7 +110,7 @@ for entry in "${images[@]}"; do
 			--preserve --xattrs "${opts[@]}" "$image" \
 			>"$scratch/stdout" 2>"$err"
 		status=$?
-		if [ "$status" -ne 0 ] || [ -s "$err" ] || \
+		if [ "$status" -ne 0 ] || ! quiet "$err" || \
 				[ -s "$scratch/stdout" ]; then
 			tap_not_ok "$name -j$jobs: exit $status"
 			extracted_ok=false

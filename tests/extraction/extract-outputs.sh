@@ -66,6 +66,8 @@ assert cpu["workers"] or share in (0, 1), share
 for key in ("elapsed_seconds", "jobs", "version"):
 	del r[key]
 r["image"] = r["image"].rsplit("/", 1)[-1]
+for d in r.get("integrity", {}).get("devices", []):
+	d["path"] = d["path"].rsplit("/", 1)[-1]
 if r["extract_dir"] is not None:
 	r["extract_dir"] = "DIR"
 json.dump(r, sys.stdout, indent=1, sort_keys=True)

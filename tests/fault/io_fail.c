@@ -15,6 +15,11 @@
  *   EROFS_FAULT_READ_DELAY_US=D  every read of the image first sleeps D
  *                         microseconds: a slow disk, for the interruption
  *                         test (tests/hardening/interrupt.sh)
+ *   EROFS_FAULT_TAMPER_AT=B  once a read of the image (EROFS_FAULT_PATH,
+ *                         which must be set) has returned byte B, that
+ *                         byte of the file is inverted: an attacker who
+ *                         changes the image between a check's read and a
+ *                         later one (tests/hardening/integrity.sh)
  *
  * Calls are counted over the whole process, from every thread. At exit the
  * shim says on standard error whether the fault was injected
@@ -25,6 +30,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -49,6 +55,8 @@ static long fail_read_at;
 static long fail_write_at;
 static int write_errno = ENOSPC;
 static long read_delay_us;
+static long tamper_at = -1;
+static atomic_int tampered;
 static char image_path[PATH_MAX];
 static atomic_long reads;
 static atomic_long writes;
@@ -71,6 +79,8 @@ static void report(void)
 			 write_errno == EFBIG ? "EFBIG" :
 			 write_errno == EIO   ? "EIO" : "ENOSPC",
 			 fail_write_at);
+	else if (atomic_load(&tampered))
+		shim_say("io_fail: tampered with byte %ld\n", tamper_at);
 	else if (fail_read_at || fail_write_at)
 		shim_say("io_fail: not injected: %ld reads, %ld writes\n",
 			 atomic_load(&reads), atomic_load(&writes));
@@ -84,6 +94,8 @@ __attribute__((constructor)) static void io_fail_init(void)
 	fail_read_at = env_count("EROFS_FAULT_PREAD");
 	fail_write_at = env_count("EROFS_FAULT_WRITE");
 	read_delay_us = env_count("EROFS_FAULT_READ_DELAY_US");
+	if (getenv("EROFS_FAULT_TAMPER_AT"))
+		tamper_at = env_count("EROFS_FAULT_TAMPER_AT");
 	if (err && !strcmp(err, "EFBIG"))
 		write_errno = EFBIG;
 	else if (err && !strcmp(err, "EIO"))
@@ -146,22 +158,59 @@ static int fail_write(int fd)
 	return 1;
 }
 
+/* A read of n bytes at pos returned byte tamper_at: invert it, once. */
+static void tamper_after(int fd, ssize_t n, off_t pos)
+{
+	static pread_fn real_pread;
+	static pwrite_fn real_pwrite;
+	unsigned char b;
+	int wfd;
+
+	if (tamper_at < 0 || !image_path[0] || n <= 0 || tamper_at < pos ||
+	    tamper_at >= pos + n || !is_image(fd) ||
+	    atomic_exchange(&tampered, 1))
+		return;
+	if (!real_pread)
+		real_pread = (pread_fn)shim_next("pread");
+	if (!real_pwrite)
+		real_pwrite = (pwrite_fn)shim_next("pwrite");
+	wfd = open(image_path, O_RDWR);
+	if (wfd < 0)
+		return;
+	if (real_pread(wfd, &b, 1, tamper_at) == 1) {
+		b ^= 0xff;
+		if (real_pwrite(wfd, &b, 1, tamper_at) != 1)
+			atomic_store(&tampered, 0);
+	}
+	close(wfd);
+}
+
 ssize_t pread(int fd, void *buf, size_t len, off_t pos)
 {
 	static pread_fn real;
+	ssize_t n;
 
 	if (!real)
 		real = (pread_fn)shim_next("pread");
-	return fail_read(fd) ? -1 : real(fd, buf, len, pos);
+	if (fail_read(fd))
+		return -1;
+	n = real(fd, buf, len, pos);
+	tamper_after(fd, n, pos);
+	return n;
 }
 
 ssize_t pread64(int fd, void *buf, size_t len, off_t pos)
 {
 	static pread_fn real;
+	ssize_t n;
 
 	if (!real)
 		real = (pread_fn)shim_next("pread64");
-	return fail_read(fd) ? -1 : real(fd, buf, len, pos);
+	if (fail_read(fd))
+		return -1;
+	n = real(fd, buf, len, pos);
+	tamper_after(fd, n, pos);
+	return n;
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t pos)

@@ -35,7 +35,8 @@
  * 4096 (a GPT disk) is read as one: with bit 1 set, --list-partitions
  * alone; else the run above on its EROFS root partition, found as
  * without --partition, with the dm-verity tree of its root-verity
- * partition checked (the seed's UUIDs make its root hash). An input
+ * partition checked (the seed's UUIDs make its root hash), every read
+ * through it, and with bit 2 set --require-verity. An input
  * that ends with an AVB footer has the tree its vbmeta describes checked
  * the same way: the footer, the vbmeta and the tree are the fuzzer's
  * bytes too.
@@ -364,6 +365,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!(opts & 8))
 			argv[argc++] = "-p";
 	}
+	if (gpt && (opts & 4))
+		argv[argc++] = "--require-verity";
 	if (opts & 16)
 		argv[argc++] = device_opt;
 	if (opts & 32)
