@@ -472,19 +472,6 @@ static size_t frag_cache_budget(unsigned int jobs)
 }
 
 /*
- * The dm-verity tree's sweep (check/verity.h): the blocks no read
- * checked, on the workers, before the walk when it decodes nothing (so
- * that it names what uses each block that fails), else after it. 0, or
- * a negative errno after reporting.
- */
-static int sweep_verity(struct checker *ck, bool before_walk)
-{
-	if (!ck->verity || before_walk == ck->decode)
-		return 0;
-	return sched_verity(ck->sched, ck);
-}
-
-/*
  * A dm-verity tree that was to be checked and could not be (its root
  * differs, it is damaged): the filesystem is still checked, but no
  * file's bytes go out, as none can be verified (--no-verity reads the
@@ -536,6 +523,7 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	struct erofs_ctx *ctx;
 	struct checker ck;
 	char *base = NULL;
+	bool early;
 	int ret;
 
 	ctx = erofs_ctx_new(img);
@@ -559,14 +547,20 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 			       image_bytes(img), res->jobs);
 	report_workers(rep, res->jobs, &workers);
 	ret = sched_start(&sched, &ck, &workers);
-	if (!ret)
-		ret = sweep_verity(&ck, true);
+	/*
+	 * the tree's blocks no read of the walk checked (check/verity.h):
+	 * swept as the walk goes when it reads no file data and workers
+	 * sweep, after it otherwise (each block is hashed once)
+	 */
+	early = ck.verity && !ck.decode && workers.threads && !sched.decoders;
+	if (!ret && early)
+		ret = sched_verity_start(&sched, &ck);
 	if (!ret)
 		ret = walk_image(&ck, rep, ctx, &wo, res);
-	if (!ret)
-		ret = sweep_verity(&ck, false);
-	if (ck.verity && !ret)
-		verity_report_unclaimed(ck.verity, rep);
+	if (!ret && ck.verity && !early)
+		ret = sched_verity_start(&sched, &ck);
+	if (!ret && ck.verity)
+		ret = sched_verity_finish(&sched, &ck);
 	res->have_cpu = !cpu_share_take(&res->cpu, sched.pool);
 	if (res->have_cpu)
 		cpu_share_report(&res->cpu, rep);

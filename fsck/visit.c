@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "check/check_internal.h"
-#include "check/verity.h"
 #include "erofs/decompress.h"
 #include "erofs/image.h"
 #include "erofs/inode.h"
@@ -60,19 +59,6 @@ static enum fsck_result visit_other_name(struct checker *ck,
 	return outputs_entry(ck->outs, &oe, NULL);
 }
 
-/* --verity: the block its inode lies in. */
-static void visit_verity(struct checker *ck, const struct fsck_loc *loc,
-			 const struct erofs_inode *inode)
-{
-	struct verity_use u = {
-		.pos = loc->offset,
-		.len = inode->extended ? 64 : 32,
-		.inode = true,
-	};
-
-	verity_claim(ck->verity, ck->rep, loc, &u);
-}
-
 static int visit_entry(void *arg, const struct walk_entry *e, void **dir_state)
 {
 	struct checker *ck = arg;
@@ -88,8 +74,6 @@ static int visit_entry(void *arg, const struct walk_entry *e, void **dir_state)
 		   (unsigned long long)e->nid, inode->mode,
 		   (unsigned long long)inode->size);
 	check_loc(&loc, e->path, e->pathlen, inode);
-	if (e->first && loc.offset != EROFS_NO_OFFSET)
-		visit_verity(ck, &loc, inode);
 	task_wait_output_room(ck);
 	if (!e->first)
 		ret = visit_other_name(ck, e, &loc);

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include "check/check_internal.h"
-#include "check/verity.h"
 #include "erofs/data.h"
 #include "erofs/decompress.h"
 #include "erofs/format.h"
@@ -307,26 +306,6 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 }
 
 /*
- * --verity: the blocks of the image an extent stored on the primary
- * device uses (data inline in the inode's block is named with the inode).
- */
-static void check_verity_claim(struct fsck_worker *w,
-			       const struct fsck_loc *loc,
-			       const struct erofs_map *map)
-{
-	struct verity_use u = {
-		.pos = map->pa,
-		.len = map->plen,
-		.raw = map->fmt == EROFS_FMT_SHIFTED && map->plen == map->llen,
-		.la = map->la,
-		.llen = map->llen,
-	};
-
-	if (w->ck->verity && !map->device && map->loc == EROFS_LOC_DEVICE)
-		verity_claim(w->ck->verity, w->rep, loc, &u);
-}
-
-/*
  * Map every extent from pos to stop, in order: erofs_map() checks that
  * each holds the current position and lies inside its device. The source
  * may stop the range between extents.
@@ -357,7 +336,6 @@ enum fsck_result check_range(struct fsck_worker *w,
 							 stop - pos)
 				      : check_lib_error(w, loc, err);
 		end = map.la + map.llen;
-		check_verity_claim(w, loc, &map);
 		stored = 0;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
 			stored = map.plen;

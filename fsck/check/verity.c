@@ -203,7 +203,6 @@ void verity_close(struct verity_check *vc)
 		erofs_source_close(vc->hash);
 	free(vc->bad);
 	free(vc->bad_leaves);
-	free(vc->claimed);
 	pthread_mutex_destroy(&vc->lock);
 }
 
@@ -257,7 +256,27 @@ static int u64_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int verity_sort(struct verity_check *vc, struct report *rep)
+/* Each data block the sweep found failing: no read of the run met it. */
+static void verity_report_swept(const struct verity_check *vc,
+				struct report *rep, bool decoded)
+{
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	size_t k;
+
+	for (k = 0; k < vc->nbad; k++) {
+		loc.offset = vc->bad[k] * vc->block_size;
+		report_problem(
+			rep, &loc,
+			"data block %llu fails its verity hash; %s",
+			(unsigned long long)vc->bad[k],
+			decoded ? "nothing this run read lies in it (the superblock's block, free space, or data of a file left out of the run)"
+				: "this check reads no file data: --extract names the file it belongs to, if any");
+	}
+}
+
+int verity_sort(struct verity_check *vc, struct report *rep, bool decoded)
 {
 	const struct erofs_verity_info *i = erofs_verity_info(vc->v);
 	struct fsck_loc loc = { .label = rep->image,
@@ -285,11 +304,7 @@ int verity_sort(struct verity_check *vc, struct report *rep)
 	if (vc->read_error)
 		report_fatal(rep, "%s: dm-verity check: cannot read: %s",
 			     rep->image, strerror(vc->read_error));
-	vc->claimed = calloc(vc->nbad ? vc->nbad : 1, 1);
-	if (!vc->claimed) {
-		report_nomem(rep, NULL);
-		return -ENOMEM;
-	}
+	verity_report_swept(vc, rep, decoded);
 	report_msg(
 		rep, FSCK_LVL_INFO,
 		"dm-verity (%s, a tree of %u level%s): %llu data block%s of %u bytes checked, %zu fail",
@@ -297,90 +312,4 @@ int verity_sort(struct verity_check *vc, struct report *rep)
 		(unsigned long long)i->data_blocks,
 		i->data_blocks == 1 ? "" : "s", i->data_block_size, vc->nbad);
 	return vc->read_error ? -vc->read_error : 0;
-}
-
-/* The first failed block at or after block b. */
-static size_t first_bad_from(const struct verity_check *vc, uint64_t b)
-{
-	size_t lo = 0, hi = vc->nbad;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (vc->bad[mid] < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* One failed block b that u uses, as loc's problem. */
-static void verity_name(const struct verity_check *vc, struct report *rep,
-			const struct fsck_loc *loc, const struct verity_use *u,
-			uint64_t start, uint64_t b)
-{
-	uint64_t from = b * vc->block_size, lo, hi;
-
-	if (u->inode) {
-		report_problem(
-			rep, loc,
-			"its inode lies in data block %llu, which fails its verity hash",
-			(unsigned long long)b);
-		return;
-	}
-	if (!u->raw) {
-		report_problem(
-			rep, loc,
-			"bytes %llu to %llu: their encoded data uses data block %llu, which fails its verity hash",
-			(unsigned long long)u->la,
-			(unsigned long long)(u->la + u->llen - 1),
-			(unsigned long long)b);
-		return;
-	}
-	lo = from > start ? from - start : 0;
-	hi = from + vc->block_size - start;
-	if (hi > u->len)
-		hi = u->len;
-	report_problem(
-		rep, loc,
-		"bytes %llu to %llu: data block %llu fails its verity hash",
-		(unsigned long long)(u->la + lo),
-		(unsigned long long)(u->la + hi - 1), (unsigned long long)b);
-}
-
-void verity_claim(struct verity_check *vc, struct report *rep,
-		  const struct fsck_loc *loc, const struct verity_use *u)
-{
-	uint64_t start, end, b;
-	size_t k;
-
-	if (!vc || !vc->nbad || !u->len)
-		return;
-	start = vc->image_start + u->pos;
-	end = start + u->len;
-	for (k = first_bad_from(vc, start / vc->block_size);
-	     k < vc->nbad && vc->bad[k] * vc->block_size < end; k++) {
-		b = vc->bad[k];
-		__atomic_store_n(&vc->claimed[k], 1, __ATOMIC_RELAXED);
-		verity_name(vc, rep, loc, u, start, b);
-	}
-}
-
-void verity_report_unclaimed(struct verity_check *vc, struct report *rep)
-{
-	struct fsck_loc loc = { .label = rep->image,
-				.nid = EROFS_NO_NID,
-				.offset = EROFS_NO_OFFSET };
-	size_t k;
-
-	for (k = 0; vc->claimed && k < vc->nbad; k++) {
-		if (__atomic_load_n(&vc->claimed[k], __ATOMIC_RELAXED))
-			continue;
-		loc.offset = vc->bad[k] * vc->block_size;
-		report_problem(
-			rep, &loc,
-			"data block %llu fails its verity hash; no file, directory or inode of the walk uses it (the superblock, shared xattrs, the packed inode's metadata, or unused)",
-			(unsigned long long)vc->bad[k]);
-	}
 }

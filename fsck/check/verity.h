@@ -13,13 +13,10 @@
  * damage is), and what the outputs get is what was checked.
  * verity_cover() then checks that the tree covers the filesystem.
  *
- * The blocks no read checked are swept by verity_leaf_task(), a leaf
- * block at a time on the workers, then verity_sort() orders those that
- * failed: after the walk when it decodes data (what it read is checked
- * already), before it otherwise, so that the walk, which then only maps
- * extents, names what uses each failed block (verity_claim(): "data block
- * B fails its verity hash" at the file and offset, every file that
- * shares the block named); verity_report_unclaimed() names the rest.
+ * After the walk, the blocks no read checked are swept by
+ * verity_leaf_task(), a leaf block at a time on the workers, and
+ * verity_sort() reports those that fail: each block is hashed once,
+ * whatever read it.
  */
 #ifndef FSCK_VERITY_H
 #define FSCK_VERITY_H
@@ -47,7 +44,6 @@ struct verity_check {
 	uint64_t *bad_leaves; /* leaves that fail: their blocks unchecked */
 	size_t nbad_leaves, capleaves;
 	int read_error; /* the first failed read, errno */
-	uint8_t *claimed; /* atomic, one a bad block: a user named it */
 };
 
 /*
@@ -82,22 +78,11 @@ struct verity_leaf {
 };
 int verity_leaf_task(void *worker, void *arg);
 
-/* After every leaf task: sort; report leaves that failed, read errors. */
-int verity_sort(struct verity_check *vc, struct report *rep);
-
-/* What uses bytes of the image. */
-struct verity_use {
-	uint64_t pos, len; /* the bytes, in the EROFS image */
-	bool inode; /* the inode itself; else file data: */
-	bool raw; /* stored as they are read, from byte la on */
-	uint64_t la, llen; /* the extent in the file */
-};
-
-/* What loc names uses u: report each failed block among its bytes. */
-void verity_claim(struct verity_check *vc, struct report *rep,
-		  const struct fsck_loc *loc, const struct verity_use *u);
-
-/* After the walk: the failed blocks nothing the walk met uses. */
-void verity_report_unclaimed(struct verity_check *vc, struct report *rep);
+/*
+ * After every leaf task: report the leaves that failed, read errors, and
+ * the data blocks that failed, which no read of the run met (decoded:
+ * whether the run read file data, which says what they can be).
+ */
+int verity_sort(struct verity_check *vc, struct report *rep, bool decoded);
 
 #endif

@@ -92,6 +92,19 @@ int erofs_source_partition(struct erofs_source **out,
 			   struct erofs_err *err);
 
 /*
+ * source_runs.c: read len bytes at pos of src as they lie, the file or
+ * its runs (never through a tree): erofs_source_read() without a verity
+ * source, and what verity.c reads its tree and data with. Bounded as
+ * erofs_source_read() is.
+ */
+int erofs_source_read_runs(const struct erofs_source *src, void *buf,
+			   size_t len, uint64_t pos, struct erofs_err *err);
+/* The run of src's table holding byte pos (< its size). */
+size_t erofs_seg_find(const struct erofs_source *src, uint64_t pos);
+/* A FILL run's pattern, turned to begin at byte skip of it. */
+uint32_t erofs_fill_turned(uint32_t pattern, uint64_t skip);
+
+/*
  * verity.c: a read of a verity source (erofs_verity_source()): the data
  * blocks it touches read whole and checked against the tree.
  */

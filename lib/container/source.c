@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Sources (erofs/source.h): a file read in place, or a table of runs
- * (source_internal.h) over it, each a part of the file, a FILL pattern or
- * zeros. A read finds its first run by binary search and walks on from
- * there, so that a sparse image or a partition costs a look-up per read,
- * not per byte; a copy in the kernel is made only from one run of the file.
+ * (container_internal.h) over it, each a part of the file, a FILL pattern
+ * or zeros, read by source_runs.c; or a verity source, whose reads
+ * verity.c checks. A copy in the kernel is made only from one run of the
+ * file, never from a verity source.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -188,106 +188,15 @@ bool erofs_source_verified(const struct erofs_source *src)
 	return src->verity;
 }
 
-/* The run holding byte pos (< the size). */
-static size_t seg_find(const struct erofs_source *src, uint64_t pos)
-{
-	size_t lo = 0, hi = src->nsegs;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (src->segs[mid].start <= pos)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* FILL's pattern, turned to begin at byte skip of it. */
-static uint32_t fill_turned(uint32_t pattern, uint64_t skip)
-{
-	unsigned int bits = (unsigned int)(skip & 3) * 8;
-
-	return bits ? pattern >> bits | pattern << (32 - bits) : pattern;
-}
-
-static void fill(uint8_t *buf, size_t len, uint32_t pattern, uint64_t skip)
-{
-	size_t done;
-
-	pattern = fill_turned(pattern, skip);
-	if (pattern == (pattern & 0xff) * 0x01010101u) {
-		memset(buf, (int)(pattern & 0xff), len);
-		return;
-	}
-	for (done = 0; done < len && done < 4; done++)
-		buf[done] = (uint8_t)(pattern >> (8 * done));
-	/* the pattern doubles with each copy of what is already there */
-	while (done < len) {
-		size_t n = done < len - done ? done : len - done;
-
-		memcpy(buf + done, buf, n);
-		done += n;
-	}
-}
-
-static int file_read(const struct erofs_source *src, uint8_t *p, size_t len,
-		     uint64_t filepos, uint64_t pos, struct erofs_err *err)
-{
-	while (len) {
-		ssize_t n = pread(src->fd, p, len, (off_t)filepos);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return erofs_error(err, -errno, EROFS_NO_NID, pos,
-					   "read error on %s at %llu: %s",
-					   src->name, (unsigned long long)pos,
-					   strerror(errno));
-		if (n == 0)
-			return erofs_error(err, -EIO, EROFS_NO_NID, pos,
-					   "%s ended early at %llu", src->name,
-					   (unsigned long long)pos);
-		p += n;
-		pos += (uint64_t)n;
-		filepos += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 		      uint64_t pos, struct erofs_err *err)
 {
-	uint8_t *p = buf;
-	size_t i;
-	int ret = erofs_bound(pos, len, src->size, "read", src->name, err);
+	int ret;
 
-	if (!ret && src->verity)
-		return erofs_verity_read(src->verity, buf, len, pos, err);
-	if (ret || !src->segs)
-		return ret ? ret : file_read(src, p, len, pos, pos, err);
-	for (i = len ? seg_find(src, pos) : 0; len; i++) {
-		const struct erofs_seg *s = &src->segs[i];
-		uint64_t skip = pos - s->start;
-		size_t n = (size_t)(src->segs[i + 1].start - pos < len
-					    ? src->segs[i + 1].start - pos
-					    : len);
-
-		if (s->kind == EROFS_SEG_FILE)
-			ret = file_read(src, p, n, s->arg + skip, pos, err);
-		else if (s->kind == EROFS_SEG_FILL)
-			fill(p, n, (uint32_t)s->arg, skip);
-		else
-			memset(p, 0, n);
-		if (ret)
-			return ret;
-		p += n;
-		pos += n;
-		len -= n;
-	}
-	return 0;
+	if (!src->verity)
+		return erofs_source_read_runs(src, buf, len, pos, err);
+	ret = erofs_bound(pos, len, src->size, "read", src->name, err);
+	return ret ? ret : erofs_verity_read(src->verity, buf, len, pos, err);
 }
 
 int erofs_source_cut(const struct erofs_source *base, uint64_t pos,
@@ -299,7 +208,7 @@ int erofs_source_cut(const struct erofs_source *base, uint64_t pos,
 		return -EFSCORRUPTED;
 	if (!base->segs)
 		return erofs_seg_add(t, EROFS_SEG_FILE, pos, len);
-	for (i = len ? seg_find(base, pos) : 0; len; i++) {
+	for (i = len ? erofs_seg_find(base, pos) : 0; len; i++) {
 		const struct erofs_seg *s = &base->segs[i];
 		uint64_t skip = pos - s->start;
 		uint64_t n = base->segs[i + 1].start - pos;
@@ -310,7 +219,7 @@ int erofs_source_cut(const struct erofs_source *base, uint64_t pos,
 		if (s->kind == EROFS_SEG_FILE)
 			arg += skip;
 		else if (s->kind == EROFS_SEG_FILL)
-			arg = fill_turned((uint32_t)arg, skip);
+			arg = erofs_fill_turned((uint32_t)arg, skip);
 		ret = erofs_seg_add(t, s->kind, arg, n);
 		if (ret)
 			return ret;
@@ -357,7 +266,7 @@ int erofs_source_copy(const struct erofs_source *src, uint64_t pos,
 	if (src->verity)
 		return EROFS_COPY_REFUSED;
 	if (src->segs) {
-		const struct erofs_seg *s = &src->segs[seg_find(src, pos)];
+		const struct erofs_seg *s = &src->segs[erofs_seg_find(src, pos)];
 
 		if (s->kind != EROFS_SEG_FILE || s[1].start - pos < len)
 			return EROFS_COPY_REFUSED;
@@ -415,7 +324,7 @@ static int crc_through(const struct erofs_source *src, uint64_t *pos,
 		       struct erofs_err *err)
 {
 	while (*pos < end) {
-		const struct erofs_seg *s = &src->segs[seg_find(src, *pos)];
+		const struct erofs_seg *s = &src->segs[erofs_seg_find(src, *pos)];
 		uint64_t n = (s[1].start < end ? s[1].start : end) - *pos;
 		int ret;
 
@@ -424,7 +333,7 @@ static int crc_through(const struct erofs_source *src, uint64_t *pos,
 			*crc = crc_pattern(
 				*crc,
 				s->kind == EROFS_SEG_FILL
-					? fill_turned((uint32_t)s->arg,
+					? erofs_fill_turned((uint32_t)s->arg,
 						      *pos - s->start)
 					: 0,
 				n);

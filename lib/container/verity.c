@@ -182,20 +182,20 @@ static int verity_geometry(struct erofs_verity *v, const char *where,
 		v->level_start[l] = pos;
 		pos += v->level_blocks[l] * i->hash_block_size;
 	}
-	if (pos > erofs_source_size(v->hash)) {
+	if (pos > v->hash->size) {
 		return verity_bad(
 			err, -EFSCORRUPTED, EROFS_NO_OFFSET,
 			"tree: %u levels end at byte %llu, past the end of the hash device (%llu bytes)",
 			i->levels, (unsigned long long)pos,
-			(unsigned long long)erofs_source_size(v->hash));
+			(unsigned long long)v->hash->size);
 	}
-	if (i->data_blocks > erofs_source_size(v->data) / i->data_block_size) {
+	if (i->data_blocks > v->data->size / i->data_block_size) {
 		return verity_bad(
 			err, -EFSCORRUPTED, EROFS_NO_OFFSET,
 			"%s: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
 			where, (unsigned long long)i->data_blocks,
 			i->data_block_size,
-			(unsigned long long)erofs_source_size(v->data));
+			(unsigned long long)v->data->size);
 	}
 	return 0;
 }
@@ -318,7 +318,7 @@ static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
 							i->hash_block_size;
 
 			at = v->level_start[l] + k * i->hash_block_size;
-			ret = erofs_source_read(v->hash, b, i->hash_block_size,
+			ret = erofs_source_read_runs(v->hash, b, i->hash_block_size,
 						at, err);
 			if (!ret)
 				ret = verity_check_block(
@@ -344,7 +344,7 @@ static int verity_params(struct erofs_verity *v,
 		*tree_start = o->hash_offset;
 		return 0;
 	}
-	ret = erofs_source_read(o->hash, sb, sizeof(sb), o->hash_offset, err);
+	ret = erofs_source_read_runs(o->hash, sb, sizeof(sb), o->hash_offset, err);
 	if (!ret)
 		ret = verity_parse_sb(v, sb, o->hash_offset, err);
 	*tree_start = o->hash_offset + v->info.hash_block_size;
@@ -463,7 +463,7 @@ static int verity_read_leaf(const struct erofs_verity *v, uint64_t leaf,
 			    uint8_t *out, struct erofs_err *err)
 {
 	uint64_t at = v->level_start[0] + leaf * v->info.hash_block_size;
-	int ret = erofs_source_read(v->hash, out, v->info.hash_block_size, at,
+	int ret = erofs_source_read_runs(v->hash, out, v->info.hash_block_size, at,
 				    err);
 
 	return ret ? ret
@@ -472,35 +472,48 @@ static int verity_read_leaf(const struct erofs_verity *v, uint64_t leaf,
 					leaf, at, err);
 }
 
+/* Digests of data blocks compared under one hold of their leaf. */
+#define VERITY_GROUP 32
+
 /*
- * Does the digest of data block b equal the one its leaf holds? 0 when it
- * does, 1 when not, or a negative errno when the leaf cannot be had (it
- * fails its own hash: err says so).
+ * The digests of data blocks [b, b + n), all of one leaf, against those
+ * the leaf holds: the index of the first that differs, n when none does,
+ * or a negative errno when the leaf cannot be had (it fails its own
+ * hash: err says so).
  */
 static int verity_compare(const struct erofs_verity *v, uint64_t b,
-			  const uint8_t *digest, struct erofs_err *err)
+			  unsigned int n, uint8_t (*digests)[EROFS_DIGEST_MAX],
+			  struct erofs_err *err)
 {
 	uint64_t per = v->info.data_per_leaf, leaf = b / per;
-	size_t at = (size_t)(b % per) * v->slot_size;
-	struct verity_leaf_slot *slot;
+	const uint8_t *held = NULL;
+	struct verity_leaf_slot *slot = NULL;
+	unsigned int j;
 	int ret = 0;
 
 	if (!v->info.levels)
-		return !!memcmp(digest, v->root, v->digest_size);
-	if (v->info.levels == 1)
-		return !!memcmp(digest, v->upper + at, v->digest_size);
-	slot = &v->slots[leaf % VERITY_LEAF_SLOTS];
-	pthread_mutex_lock(&slot->lock);
-	if (slot->leaf != leaf) {
-		slot->leaf = UINT64_MAX;
-		ret = verity_read_leaf(v, leaf, slot->block, err);
-		if (!ret)
-			slot->leaf = leaf;
+		held = v->root;
+	else if (v->info.levels == 1)
+		held = v->upper;
+	else
+		slot = &v->slots[leaf % VERITY_LEAF_SLOTS];
+	if (slot) {
+		pthread_mutex_lock(&slot->lock);
+		if (slot->leaf != leaf) {
+			slot->leaf = UINT64_MAX;
+			ret = verity_read_leaf(v, leaf, slot->block, err);
+			if (!ret)
+				slot->leaf = leaf;
+		}
+		held = slot->block;
 	}
-	if (!ret)
-		ret = !!memcmp(digest, slot->block + at, v->digest_size);
-	pthread_mutex_unlock(&slot->lock);
-	return ret;
+	for (j = 0; !ret && j < n; j++)
+		if (memcmp(digests[j], held + (b + j) % per * v->slot_size,
+			   v->digest_size))
+			break;
+	if (slot)
+		pthread_mutex_unlock(&slot->lock);
+	return ret ? ret : (int)j;
 }
 
 /*
@@ -512,21 +525,30 @@ static int verity_check_blocks(const struct erofs_verity *v, const uint8_t *db,
 			       uint64_t first, uint64_t n, uint64_t *bad,
 			       struct erofs_err *err)
 {
+	uint8_t digests[VERITY_GROUP][EROFS_DIGEST_MAX];
 	uint32_t bs = v->info.data_block_size;
-	uint8_t digest[EROFS_DIGEST_MAX];
-	uint64_t j;
-	int ret;
+	uint64_t per = v->info.data_per_leaf, j, k, group;
+	int same;
 
 	*bad = UINT64_MAX;
-	for (j = 0; j < n; j++) {
-		verity_digest(v, db + j * bs, bs, digest);
-		ret = verity_compare(v, first + j, digest, err);
-		if (ret < 0)
-			return ret;
-		/* checked, whichever way: the sweep need not read it again */
-		verity_mark_read(v, first + j);
-		if (ret) {
-			*bad = first + j;
+	for (j = 0; j < n; j += group) {
+		/* a group lies in one leaf */
+		group = per - (first + j) % per;
+		if (group > VERITY_GROUP)
+			group = VERITY_GROUP;
+		if (group > n - j)
+			group = n - j;
+		for (k = 0; k < group; k++)
+			verity_digest(v, db + (j + k) * bs, bs, digests[k]);
+		same = verity_compare(v, first + j, (unsigned int)group,
+				      digests, err);
+		if (same < 0)
+			return same;
+		/* checked, whichever way: the sweep need not read them again */
+		for (k = 0; k < group && k <= (uint64_t)same; k++)
+			verity_mark_read(v, first + j + k);
+		if ((uint64_t)same < group) {
+			*bad = first + j + same;
 			return 0;
 		}
 	}
@@ -557,7 +579,7 @@ static int verity_sweep(const struct erofs_verity *v, uint64_t k,
 			;
 		if (!n)
 			break;
-		ret = erofs_source_read(v->data, db, n * bs, k * bs, err);
+		ret = erofs_source_read_runs(v->data, db, n * bs, k * bs, err);
 		for (from = 0; !ret && from < n; from = failed - k + 1) {
 			ret = verity_check_blocks(v, db + from * bs, k + from,
 						  n - from, &failed, err);
@@ -631,7 +653,7 @@ int erofs_verity_read(const struct erofs_verity *v, void *buf, size_t len,
 	if (!db)
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "out of memory");
-	ret = erofs_source_read(v->data, db, whole, first * bs, err);
+	ret = erofs_source_read_runs(v->data, db, whole, first * bs, err);
 	if (!ret)
 		ret = verity_check_blocks(v, db, first, end - first, &bad, err);
 	if (!ret && bad != UINT64_MAX)

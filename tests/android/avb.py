@@ -8,10 +8,13 @@ Required: sha256, sha1 and sha512 footers checked with no option, at -j1
 and -j2, with --extract=DIR giving the image's tree; a footer in a
 partition of a super image and in a sparse image; a byte flipped in a
 file's stored data named as verity.sh names it (exit 4), unseen with
---no-verity; --root-hash overriding the vbmeta's digest; a signed vbmeta
-said to be unchecked; a vbmeta with other descriptors first, and one with
-no hashtree (no tree to check); and damaged footers, vbmeta blobs and
-descriptors, each a clear message and no crash."""
+--no-verity; --root-hash overriding the vbmeta's digest; the vbmeta's
+root said to be the image's own (consistency, not origin) and refused by
+--require-verity unless --root-hash gives it; a signed vbmeta said to be
+unchecked; a vbmeta with other descriptors first, and one with no
+hashtree (no tree to check); and damaged footers, vbmeta blobs and
+descriptors (an image size cut short, impossible hash block sizes: exit
+4, the filesystem still checked), each a clear message and no crash."""
 import os
 import shutil
 import struct
@@ -85,9 +88,9 @@ def flipped(tmp, raw):
     img = write_file(os.path.join(tmp, "flip.img"), bad)
     block = at // 4096
     err = reported("a byte of stored data flipped: the file and block named",
-                   ("-j2", img), 4,
+                   ("-j2", "--extract", img), 4,
                    ["/zeros-2m.bin: nid ",
-                    "data block %d fails its verity hash" % block])
+                    "dm-verity data block %d fails its hash" % block])
     if VERITYSETUP:
         tap(not veritysetup_verify(img, root, off, n, "sha256"),
             "veritysetup verify fails the same image")
@@ -104,6 +107,18 @@ def flipped(tmp, raw):
     reported("--root-hash of the true root: checked", ("-d3", "--root-hash=" +
              root.hex(), good), 0,
              ["its root hash from --root-hash", "checked, 0 fail"])
+    # a root the image carries proves consistency, not origin
+    reported("the vbmeta's root, unsigned: said to be the image's own",
+             (good,), 0, ["root hash taken from the image (its vbmeta at "
+                          "byte ", "proves consistency, not origin"])
+    reported("--require-verity: the vbmeta's root refused", (
+        "--require-verity", good), 4,
+        ["--require-verity: the root hash comes from the image"])
+    rc, _, err = run_fsck("--require-verity", "--root-hash=" + root.hex(),
+                          good)
+    tap(rc == 0 and not err,
+        "--require-verity --root-hash of the true root: exit 0, silent",
+        ["exit %d" % rc, err[-400:]])
     tree = bytearray(part)
     tree[off + len(tree[off:]) // 3 // 4096 * 4096 + 9] ^= 0xff
     leaf = write_file(os.path.join(tmp, "leaf.img"), tree)
@@ -189,6 +204,10 @@ def damaged(tmp, raw):
             ["hashtree descriptor:", "after the data"])
     variant("a salt longer than the descriptor", desc + 92, ">I", 200, 4,
             ["do not fit its"])
+    # the image size cut to two blocks: the root still matches, the
+    # tree's spare bytes and the filesystem's size say otherwise
+    variant("an image size cut to 2 blocks", desc + 4, ">Q", 8192, 4,
+            ["holds bytes other than zeros past its 2 digests"])
     variant("dm-verity version 2", desc, ">I", 2, 8,
             ["dm-verity version 2, not 1"])
     # impossible parameters the image carries: damage, and the

@@ -10,11 +10,11 @@
 #   every data block counted at -d3;
 # - a root hash that is not the tree's: exit 4, both hashes named;
 # - a byte flipped in an uncompressed file's data, which the check alone
-#   cannot see (exit 0 without --verity): exit 4 naming the file and the
-#   bytes of it in the block, as veritysetup verify fails too; in a block
-#   of inodes: each inode in it named (its read fails); in a block
-#   nothing uses (past the filesystem's blocks, in the file): named as
-#   such;
+#   cannot see (exit 0 without --verity): exit 4 naming the block (the
+#   check alone, which reads no file data) and, with --extract, the file,
+#   as veritysetup verify fails too; in a block of
+#   inodes: each inode in it named (its read fails); in a block nothing
+#   uses (past the filesystem's blocks, in the file): named as such;
 # - a byte flipped in the tree's leaves: the data blocks it covers named
 #   as unchecked, exit 4;
 # - a tree of one data block, which covers less than the filesystem:
@@ -56,7 +56,7 @@ b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$1" "$2
 
 root=$(format "$scratch/plain.img" "$scratch/plain.hash")
 [ ${#root} = 64 ] || exit 99
-tap_plan 46
+tap_plan 47
 
 for j in 1 2; do
 	run_fsck "$out" "$err" -j$j -d3 --verity="$scratch/plain.hash" \
@@ -90,15 +90,20 @@ print(d.index(bytes(2 << 20)) + (1 << 20))' "$scratch/plain.img")
 flip "$scratch/flip.img" "$at"
 run_fsck "$out" "$err" "$scratch/flip.img"
 tap_status "a byte of stored data flipped: the check alone sees nothing" 0 $?
-run_fsck "$out" "$err" -j2 --verity="$scratch/plain.hash" \
+run_fsck "$out" "$scratch/err2" -j2 --verity="$scratch/plain.hash" \
+	--root-hash="$root" "$scratch/flip.img"
+rc2=$?
+run_fsck "$out" "$err" -j2 --extract --verity="$scratch/plain.hash" \
 	--root-hash="$root" "$scratch/flip.img"
 rc=$?
 block=$((at / 4096))
-if [ $rc -eq 4 ] &&
-	grep -q "^fsck.erofs: /zeros-2m.bin: nid [0-9]*, offset [0-9]*: bytes [0-9]* to [0-9]*: data block $block fails its verity hash$" "$err" &&
+if [ $rc2 -eq 4 ] &&
+	grep -q "data block $block fails its verity hash; this check reads no file data: --extract names the file it belongs to" "$scratch/err2" &&
+	[ $rc -eq 4 ] &&
+	grep -q "^fsck.erofs: /zeros-2m.bin: nid [0-9]*, offset [0-9]*: dm-verity data block $block fails its hash$" "$err" &&
 	! veritysetup verify "$scratch/flip.img" "$scratch/plain.hash" "$root" \
 		>/dev/null 2>&1; then
-	tap_ok "--verity names the file and its bytes in block $block, as veritysetup fails"
+	tap_ok "--verity finds block $block, --extract names the file, as veritysetup fails"
 else
 	tap_not_ok "a byte of stored data flipped, --verity (exit $rc)"
 fi
@@ -123,8 +128,8 @@ print(open(sys.argv[1], "rb").read().index(b"e00300-"))' "$scratch/plain.img")
 flip "$scratch/dir.img" "$at"
 run_fsck "$out" "$err" --verity="$scratch/plain.hash" --root-hash="$root" \
 	"$scratch/dir.img"
-tap_status "a byte of a directory block: the directory and its bytes named" 4 $? \
-	"^fsck.erofs: /bigdir: nid [0-9]*, offset [0-9]*: bytes [0-9]* to [0-9]*: data block $((at / 4096)) fails its verity hash$"
+tap_status "a byte of a directory block: the directory named" 4 $? \
+	"^fsck.erofs: /bigdir: nid [0-9]*, offset [0-9]*: dm-verity data block $((at / 4096)) fails its hash$"
 
 # a block past the filesystem's own, in the file: nothing uses it
 cp "$scratch/lz4.img" "$scratch/free.img"
@@ -135,7 +140,11 @@ flip "$scratch/free.img" $((fsize - 100))
 run_fsck "$out" "$err" --verity="$scratch/free.hash" --root-hash="$froot" \
 	"$scratch/free.img"
 tap_status "a byte nothing uses: the block named as such" 4 $? \
-	"data block $((fsize / 4096 - 1)) fails its verity hash; no file, directory or inode of the walk uses it"
+	"data block $((fsize / 4096 - 1)) fails its verity hash; this check reads no file data"
+run_fsck "$out" "$err" --extract --verity="$scratch/free.hash" \
+	--root-hash="$froot" "$scratch/free.img"
+tap_status "a byte nothing uses, --extract: the block named as such" 4 $? \
+	"data block $((fsize / 4096 - 1)) fails its verity hash; nothing this run read lies in it"
 
 cp "$scratch/plain.hash" "$scratch/leaf.hash"
 size=$(stat -c %s "$scratch/leaf.hash")

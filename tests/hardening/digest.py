@@ -23,6 +23,14 @@ def run(*args):
     return p.returncode, p.stdout + p.stderr
 
 
+def extracted(img, out_dir, *args):
+    """--extract=OUT_DIR with args: exit status, messages and the names
+    extracted (the messages end with them)"""
+    rc, out = run(*args, "--extract=" + out_dir, img)
+    got = sorted(os.listdir(out_dir)) if os.path.isdir(out_dir) else []
+    return rc, out + " %s" % got, got
+
+
 def main():
     with tempfile.TemporaryDirectory(dir=".") as tmp:
         img = os.path.join(tmp, "digest.erofs")
@@ -49,12 +57,9 @@ def main():
                                        " - - 1 - -" in l for l in lines) and
                        any("/bad" in l and "digest" in l for l in lines),
                        rc, out))
-        out_dir = os.path.join(tmp, "x")
-        rc, out = run("--extract=" + out_dir, img)
-        got = sorted(os.listdir(out_dir)) if os.path.isdir(out_dir) else []
+        rc, out, got = extracted(img, os.path.join(tmp, "x"))
         checks.append(("--extract=DIR checks them: /bad left out (exit 4)",
-                       rc == 4 and got == ["good", "plain"], rc,
-                       out + " %s" % got))
+                       rc == 4 and got == ["good", "plain"], rc, out))
         tar = os.path.join(tmp, "t.tar")
         rc, out = run("--tar=" + tar, img)
         names = subprocess.run(["tar", "-tf", tar], capture_output=True,
@@ -70,18 +75,14 @@ def main():
         rc, out = run("--extract", img)
         checks.append(("--extract checks them (exit 4)",
                        rc == 4 and "/bad" in out, rc, out))
-        out_dir = os.path.join(tmp, "y")
-        rc, out = run("--no-xattr-inode-digest", "--extract=" + out_dir, img)
-        got = sorted(os.listdir(out_dir)) if os.path.isdir(out_dir) else []
+        rc, out, got = extracted(img, os.path.join(tmp, "y"),
+                                 "--no-xattr-inode-digest")
         checks.append(("--no-xattr-inode-digest: not checked, all extracted",
-                       rc == 0 and got == ["bad", "good", "plain"], rc,
-                       out + " %s" % got))
-        out_dir = os.path.join(tmp, "z")
-        rc, out = run("--ignore-errors", "--extract=" + out_dir, img)
-        got = sorted(os.listdir(out_dir)) if os.path.isdir(out_dir) else []
+                       rc == 0 and got == ["bad", "good", "plain"], rc, out))
+        rc, out, got = extracted(img, os.path.join(tmp, "z"),
+                                 "--ignore-errors")
         checks.append(("--ignore-errors: /bad salvaged as it is, exit 4",
-                       rc == 4 and got == ["bad", "good", "plain"], rc,
-                       out + " %s" % got))
+                       rc == 4 and got == ["bad", "good", "plain"], rc, out))
     for name, ok, rc, out in checks:
         tap(ok, name, ("exit %d" % rc, *out.splitlines()))
     return tap_end()
