@@ -78,7 +78,6 @@ int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
 
 	if (!vc->v)
 		return 0;
-	vc->image_start = img->devs[0].offset;
 	if (!cfg->verity && cfg->have_hash_offset && cfg->hash_offset < end) {
 		report_usage(
 			rep,
@@ -271,7 +270,7 @@ static void verity_report_swept(const struct verity_check *vc,
 			rep, &loc,
 			"data block %llu fails its verity hash; %s",
 			(unsigned long long)vc->bad[k],
-			decoded ? "nothing this run read lies in it (the superblock's block, free space, or data of a file left out of the run)"
+			decoded ? "nothing this run read lies in it (free space, or data of a file left out of the run)"
 				: "this check reads no file data: --extract names the file it belongs to, if any");
 	}
 }

@@ -36,7 +36,6 @@ struct verity_check {
 	struct erofs_verity *v;
 	bool unusable; /* a tree was to be checked, and could not be */
 	struct erofs_source *hash; /* HASHFILE's, if not IMAGE's */
-	uint64_t image_start; /* where EROFS starts in the data device */
 	uint32_t block_size; /* of the data blocks */
 	pthread_mutex_t lock; /* of what the leaf tasks add */
 	uint64_t *bad; /* data blocks that fail, sorted after */
