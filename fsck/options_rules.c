@@ -3,6 +3,7 @@
  * Which options go together, and what no output may be: every rule a
  * parsed command line is held to before anything is opened.
  */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,23 @@ static void check_partition_args(const struct fsck_cfg *cfg)
 }
 
 /* Is d the root directory, however it is spelt ("/", "//", "/srv/..")? */
+/* Does path name a terminal (/dev/stdout on one, /dev/tty...)? */
+static bool names_terminal(const char *path)
+{
+	struct stat st;
+	bool tty;
+	int fd;
+
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return false;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	tty = isatty(fd);
+	close(fd);
+	return tty;
+}
+
 static bool is_root_dir(const char *d)
 {
 	struct stat st, root;
@@ -199,6 +217,11 @@ static void check_args(const struct fsck_cfg *cfg)
 	if (cfg->write_image &&
 	    (!*cfg->write_image || !strcmp(cfg->write_image, "-")))
 		usage_error("%s", "--write-image needs a file");
+	/* as --tar=-: a raw image on a terminal is never what was meant */
+	if (cfg->write_image && names_terminal(cfg->write_image))
+		usage_error(
+			"--write-image=%s: refusing to write an image to a terminal",
+			cfg->write_image);
 	if (cfg->write_partitions && !*cfg->write_partitions)
 		usage_error("%s", "--write-partitions needs a directory");
 	if (cfg->write_partitions &&

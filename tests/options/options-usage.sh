@@ -4,7 +4,9 @@
 #
 # - an unknown --format, --keep-existing with --overwrite, --sparse with
 #   no output, an empty --include, --exclude=/, --modify-window without
-#   --compare, --options without --tar: exit 16 with one line naming the
+#   --compare, --options without --tar, --xattr-inode-digest with
+#   --no-xattr-inode-digest, --require-verity with --no-verity,
+#   --write-image to a terminal: exit 16 with one line naming the
 #   option and the --help hint, before IMAGE is opened (IMAGE does not
 #   exist); "--extract DIR IMAGE" hints at --extract=DIR; --extract=/tmp/..
 #   is the root and needs --force;
@@ -54,6 +56,22 @@ usage "--include= (an empty pattern)" --include=
 usage "--exclude=/" --exclude=/
 usage "--modify-window without --compare" --modify-window=1
 usage "--options without --tar" --options=xattrheader=ALL
+usage "--xattr-inode-digest with --no-xattr-inode-digest" \
+	--xattr-inode-digest --no-xattr-inode-digest
+usage "--require-verity with --no-verity" --require-verity --no-verity
+
+# a raw image on a terminal, as --tar=- refuses an archive there
+if command -v script >/dev/null; then
+	script -qec "$FSCK --write-image=/dev/stdout $img" /dev/null >"$out" 2>&1
+	rc=$?
+	if [ "$rc" -eq 16 ] && grep -q "refusing to write an image to a terminal" "$out"; then
+		tap_ok "--write-image=/dev/stdout on a terminal: exit 16"
+	else
+		tap_not_ok "--write-image=/dev/stdout on a terminal (exit $rc)" "$out"
+	fi
+else
+	tap_skip "--write-image=/dev/stdout on a terminal" "no script"
+fi
 
 # -V and --help name the codecs of the build
 for opt in -V --help; do
