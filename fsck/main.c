@@ -17,6 +17,7 @@
 #include "check/integrity.h"
 #include "check/verity.h"
 #include "container/container.h"
+#include "container/partition_files.h"
 #include "erofs/dir.h"
 #include "erofs/fragments.h"
 #include "erofs/image.h"
@@ -481,8 +482,7 @@ static const struct fsck_cfg *
 unverifiable_outputs(const struct fsck_cfg *cfg, struct report *rep,
 		     const struct verity_check *vc, struct fsck_cfg *own)
 {
-	if (!vc->unusable ||
-	    !(cfg->extract_dir || cfg->tar || cfg->ncats))
+	if (!vc->unusable || !(cfg->extract_dir || cfg->tar || cfg->ncats))
 		return cfg;
 	*own = *cfg;
 	own->extract_dir = NULL;
@@ -597,8 +597,8 @@ static double seconds_since(const struct timespec *start)
 /* The JSON report; the exit status, with 8 if it could not be made. */
 static int write_json(const struct fsck_cfg *cfg, struct report *rep,
 		      const struct erofs_image *img,
-		      const struct run_result *res,
-		      const struct integrity *in, double elapsed, int status)
+		      const struct run_result *res, const struct integrity *in,
+		      double elapsed, int status)
 {
 	struct json_summary js = {
 		.integrity = in,
@@ -655,24 +655,23 @@ static void report_stdout(struct report *rep)
 }
 
 /*
- * Open IMAGE out of its container (container.h), every read of it
- * checked by the dm-verity tree the options name or it carries (vc,
- * check/verity.h): 0, a negative errno after reporting, or 1 when
- * --write-image wrote what holds no EROFS.
+ * Open the image in oo->source, every read of it checked by the dm-verity
+ * tree the options name or it carries (vc, check/verity.h), after
+ * writing it out with --write-image: 0, a negative errno after
+ * reporting, or 1 when --write-image wrote what holds no EROFS.
  */
-static int open_image(const struct fsck_cfg *cfg, struct report *rep,
-		      struct erofs_open_opts *oo, struct erofs_image **img,
-		      struct container_verity *carried,
-		      struct verity_check *vc)
+static int open_image_source(const struct fsck_cfg *cfg, struct report *rep,
+			     struct erofs_open_opts *oo,
+			     struct erofs_image **img,
+			     struct container_verity *carried,
+			     struct verity_check *vc)
 {
 	struct fsck_loc loc = { .label = oo->path,
 				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
-	int ret = container_open(cfg, rep, &oo->source, carried);
+	int ret;
 
-	if (ret < 0)
-		return ret;
 	/* written out, then checked if it holds EROFS: 1 when not */
 	if (cfg->write_image) {
 		ret = container_write_image(cfg, rep, oo->source,
@@ -696,165 +695,33 @@ static int open_image(const struct fsck_cfg *cfg, struct report *rep,
 	return ret ? ret : verity_cover(vc, cfg, *img, rep);
 }
 
-/*
- * A partition to write: how --partition names it, its number (GPT's
- * index, or its place in the super image's table from 1), the name the
- * container gives it, and its file.
- */
-struct part_out {
-	char *spec;
-	uint32_t index;
-	const char *given;
-	char *file;
-};
-
-/* A name of the generated kind, "part" and digits, which labels never get. */
-static bool generated_name(const char *name)
+/* IMAGE out of its container (container.h), opened as above. */
+static int open_image(const struct fsck_cfg *cfg, struct report *rep,
+		      struct erofs_open_opts *oo, struct erofs_image **img,
+		      struct container_verity *carried, struct verity_check *vc)
 {
-	return !strncmp(name, "part", 4) && name[4] &&
-	       strspn(name + 4, "0123456789") == strlen(name + 4);
-}
+	int ret = container_open(cfg, rep, &oo->source, carried);
 
-/*
- * Each partition's file: the name its container gives it when that is a
- * plain file name (extract.h), given to no other partition and not of
- * the generated kind; else "partN", said in a warning. Files then never
- * collide, and none lies outside DIR.
- */
-static int name_part_files(struct report *rep, struct part_out *outs, size_t n)
-{
-	size_t i, k;
-	bool own;
-
-	for (i = 0; i < n; i++) {
-		const char *given = outs[i].given;
-
-		own = given[0] && plain_file_name(given) &&
-		      !generated_name(given);
-		for (k = 0; own && k < n; k++)
-			own = k == i || strcmp(outs[k].given, given);
-		if (own)
-			outs[i].file = strdup(given);
-		else if (asprintf(&outs[i].file, "part%u", outs[i].index) < 0)
-			outs[i].file = NULL;
-		if (!outs[i].file) {
-			report_nomem(rep, NULL);
-			return -ENOMEM;
-		}
-		if (!own && given[0])
-			report_warning(
-				rep, NULL,
-				"partition %u: its name \"%s\" is not a plain file name of its own: written as %s.img",
-				outs[i].index, given, outs[i].file);
-	}
-	return 0;
-}
-
-/* The GPT disk's partitions: their index, and label. */
-static size_t gpt_outs(struct report *rep, struct erofs_gpt *gpt,
-		       struct part_out *outs)
-{
-	size_t n = 0;
-	uint32_t i;
-
-	for (i = 0; i < gpt->nparts; i++, n++) {
-		const struct erofs_gpt_part *p = &gpt->parts[i];
-
-		if (asprintf(&outs[n].spec, "%u", p->index) < 0) {
-			outs[n].spec = NULL;
-			report_nomem(rep, NULL);
-			break;
-		}
-		outs[n].index = p->index;
-		outs[n].given = p->label;
-	}
-	return n;
-}
-
-/* The super image's partitions that hold bytes, by name. */
-static size_t lp_outs(struct report *rep, struct erofs_lp *lp,
-		      struct part_out *outs)
-{
-	size_t n = 0;
-	uint32_t i;
-
-	for (i = 0; i < lp->nparts; i++) {
-		if (!lp->parts[i].size)
-			continue;
-		if (!(outs[n].spec = strdup(lp->parts[i].name))) {
-			report_nomem(rep, NULL);
-			break;
-		}
-		outs[n].index = i + 1;
-		outs[n].given = lp->parts[i].name;
-		n++;
-	}
-	return n;
-}
-
-/*
- * The partitions of IMAGE to write, in *outs (n + 1, NULL-ended), each
- * with its file's name: their number, or 0 after reporting why.
- */
-static size_t partition_outs(const struct fsck_cfg *cfg, struct report *rep,
-			     struct part_out **outsp)
-{
-	struct fsck_cfg whole = *cfg;
-	struct erofs_source *src;
-	struct erofs_gpt *gpt = NULL;
-	struct erofs_lp *lp = NULL;
-	struct part_out *outs = NULL;
-	size_t n = 0;
-	int kind;
-
-	whole.list_partitions = true;
-	if (container_open(&whole, rep, &src, NULL))
-		return 0;
-	kind = container_detect_gpt(rep, src);
-	if (kind > 0 && !container_read_gpt(rep, src, &gpt))
-		outs = calloc(gpt->nparts + 1, sizeof(*outs));
-	else if (!kind && !container_read_lp(cfg, rep, src, &lp))
-		outs = calloc(lp->nparts + 1, sizeof(*outs));
-	if (!outs && (gpt || lp))
-		report_nomem(rep, NULL);
-	if (outs)
-		n = gpt ? gpt_outs(rep, gpt, outs) : lp_outs(rep, lp, outs);
-	if (outs && name_part_files(rep, outs, n))
-		n = 0;
-	/* the names given lie in the table freed here */
-	for (size_t i = 0; outs && outs[i].spec; i++)
-		outs[i].given = NULL;
-	erofs_gpt_free(gpt);
-	erofs_lp_free(lp);
-	erofs_source_close(src);
-	*outsp = outs;
-	return n;
-}
-
-static void free_part_outs(struct part_out *outs)
-{
-	for (size_t i = 0; outs && (outs[i].spec || outs[i].file); i++) {
-		free(outs[i].spec);
-		free(outs[i].file);
-	}
-	free(outs);
+	if (ret < 0)
+		return ret;
+	return open_image_source(cfg, rep, oo, img, carried, vc);
 }
 
 /*
  * --write-partitions=DIR: each partition of a super image that holds
  * bytes to DIR/NAME.img, as lpunpack writes them, or each partition of a
- * GPT disk to DIR/LABEL.img (name_part_files() says when DIR/partN.img
- * instead), and checked when it is EROFS. Every file is made in DIR's
- * descriptor, following nothing, and replaces nothing without
- * --overwrite.
+ * GPT disk to DIR/LABEL.img (partition_files.h says when DIR/partN.img
+ * instead), and checked when it is EROFS. The table is read once. Every
+ * file is made in DIR's descriptor, following nothing, and replaces
+ * nothing without --overwrite.
  */
 static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			     const struct erofs_open_opts *oo,
 			     struct run_result *res)
 {
-	struct part_out *outs = NULL;
-	char *path, *name;
-	size_t n, i;
+	struct partition_files pf;
+	char *path;
+	size_t i;
 	int dfd;
 
 	if (mkdir(cfg->write_partitions, 0777) && errno != EEXIST) {
@@ -868,35 +735,31 @@ static void write_partitions(const struct fsck_cfg *cfg, struct report *rep,
 			     cfg->write_partitions, strerror(errno));
 		return;
 	}
-	n = partition_outs(cfg, rep, &outs);
-	for (i = 0; i < n && !rep->fatal && !interrupted(); i++) {
+	if (partition_files_open(&pf, cfg, rep))
+		pf.n = 0;
+	for (i = 0; i < pf.n && !rep->fatal && !interrupted(); i++) {
 		struct fsck_cfg one = *cfg, own;
 		struct erofs_open_opts o = *oo;
 		struct erofs_image *img = NULL;
 		struct verity_check vc = { 0 };
 
-		if (asprintf(&name, "%s.img", outs[i].file) < 0) {
+		if (asprintf(&path, "%s/%s", cfg->write_partitions,
+			     pf.files[i].file) < 0) {
 			report_nomem(rep, NULL);
 			break;
 		}
-		if (asprintf(&path, "%s/%s", cfg->write_partitions, name) < 0) {
-			free(name);
-			report_nomem(rep, NULL);
-			break;
-		}
-		one.partition = outs[i].spec;
 		one.write_image = path;
 		one.write_dirfd = dfd;
-		one.write_name = name;
-		if (!open_image(&one, rep, &o, &img, NULL, &vc))
+		one.write_name = pf.files[i].file;
+		if (!partition_files_source(&pf, i, rep, &o.source) &&
+		    !open_image_source(&one, rep, &o, &img, NULL, &vc))
 			check_image(unverifiable_outputs(&one, rep, &vc, &own),
 				    rep, img, res, &vc);
 		erofs_image_close(img);
 		verity_close(&vc);
 		free(path);
-		free(name);
 	}
-	free_part_outs(outs);
+	partition_files_close(&pf);
 	close(dfd);
 }
 

@@ -43,8 +43,9 @@ static void check_verity_args(const struct fsck_cfg *cfg)
 			"%s",
 			"--no-verity goes with none of --verity, --hash-offset and --root-hash");
 	if (cfg->no_verity && cfg->require_verity)
-		usage_error("%s",
-			    "--no-verity and --require-verity cannot be used together");
+		usage_error(
+			"%s",
+			"--no-verity and --require-verity cannot be used together");
 	if (cfg->no_superblock && !named)
 		usage_error(
 			"%s",

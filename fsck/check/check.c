@@ -35,9 +35,9 @@ void checker_init(struct checker *ck, struct erofs_ctx *ctx, struct report *rep,
 	ck->outs = outs;
 	ck->decode = cfg->decode || cfg->digests ||
 		     outputs_want(outs, OUT_DATA | OUT_DIGEST);
-	ck->digests = cfg->digests ||
-		      (ck->decode && !cfg->no_digests &&
-		       erofs_ctx_image(ctx)->ishare_prefix_id >= 0);
+	ck->digests =
+		cfg->digests || (ck->decode && !cfg->no_digests &&
+				 erofs_ctx_image(ctx)->ishare_prefix_id >= 0);
 	ck->salvage = cfg->ignore_errors;
 	ck->walker.ck = ck;
 	ck->walker.ctx = ctx;

@@ -69,12 +69,10 @@ int integrity_gather(struct integrity *in, const struct fsck_cfg *cfg,
 	/* the tree covers the primary device, from its first byte */
 	vi = erofs_verity_info(vc->v);
 	covered = vi->data_blocks * vi->data_block_size;
-	covered = covered > img->devs[0].offset
-			  ? covered - img->devs[0].offset
-			  : 0;
-	in->devs[0].verified = covered < in->devs[0].bytes
-				       ? covered
-				       : in->devs[0].bytes;
+	covered = covered > img->devs[0].offset ? covered - img->devs[0].offset
+						: 0;
+	in->devs[0].verified =
+		covered < in->devs[0].bytes ? covered : in->devs[0].bytes;
 	in->verified = in->devs[0].verified;
 	in->unverified -= in->verified;
 	return 0;
@@ -124,10 +122,11 @@ static void integrity_line(const struct integrity *in, struct report *rep)
 			"%s: root hash taken from the image (%s): proves consistency, not origin (--root-hash gives the one you trust)",
 			rep->image, in->root_text);
 	for (i = 1; i < in->ndevs; i++)
-		report_msg(rep, FSCK_LVL_WARN,
-			   "%s: device %u (%s): %.1f MiB that no hash tree covers",
-			   rep->image, i, in->devs[i].path,
-			   mib(in->devs[i].bytes));
+		report_msg(
+			rep, FSCK_LVL_WARN,
+			"%s: device %u (%s): %.1f MiB that no hash tree covers",
+			rep->image, i, in->devs[i].path,
+			mib(in->devs[i].bytes));
 }
 
 void integrity_report(const struct integrity *in, const struct fsck_cfg *cfg,

@@ -27,8 +27,8 @@ static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
  * Parameters no tree has are a usage error when the options named the
  * tree (named says how), and a problem of the image when it carried it.
  */
-static int verity_open_tree(struct verity_check *vc,
-			    struct erofs_source **src, struct report *rep,
+static int verity_open_tree(struct verity_check *vc, struct erofs_source **src,
+			    struct report *rep,
 			    const struct container_verity *tree,
 			    const char *named)
 {
@@ -267,8 +267,7 @@ static void verity_report_swept(const struct verity_check *vc,
 	for (k = 0; k < vc->nbad; k++) {
 		loc.offset = vc->bad[k] * vc->block_size;
 		report_problem(
-			rep, &loc,
-			"data block %llu fails its verity hash; %s",
+			rep, &loc, "data block %llu fails its verity hash; %s",
 			(unsigned long long)vc->bad[k],
 			decoded ? "nothing this run read lies in it (free space, or data of a file left out of the run)"
 				: "this check reads no file data: --extract names the file it belongs to, if any");

@@ -388,8 +388,7 @@ static int gpt_sector(const struct erofs_source *src, uint32_t *sector,
  * valid would be read one way here and another by a system that knows
  * the device's sector size, so neither is taken (-EFSCORRUPTED).
  */
-static int gpt_one_sector_size(const struct gpt_copy *c,
-			       struct erofs_err *err)
+static int gpt_one_sector_size(const struct gpt_copy *c, struct erofs_err *err)
 {
 	struct gpt_copy other = *c;
 	struct erofs_gpt *gpt;

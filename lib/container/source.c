@@ -266,7 +266,8 @@ int erofs_source_copy(const struct erofs_source *src, uint64_t pos,
 	if (src->verity)
 		return EROFS_COPY_REFUSED;
 	if (src->segs) {
-		const struct erofs_seg *s = &src->segs[erofs_seg_find(src, pos)];
+		const struct erofs_seg *s =
+			&src->segs[erofs_seg_find(src, pos)];
 
 		if (s->kind != EROFS_SEG_FILE || s[1].start - pos < len)
 			return EROFS_COPY_REFUSED;
@@ -324,7 +325,8 @@ static int crc_through(const struct erofs_source *src, uint64_t *pos,
 		       struct erofs_err *err)
 {
 	while (*pos < end) {
-		const struct erofs_seg *s = &src->segs[erofs_seg_find(src, *pos)];
+		const struct erofs_seg *s =
+			&src->segs[erofs_seg_find(src, *pos)];
 		uint64_t n = (s[1].start < end ? s[1].start : end) - *pos;
 		int ret;
 
@@ -334,7 +336,7 @@ static int crc_through(const struct erofs_source *src, uint64_t *pos,
 				*crc,
 				s->kind == EROFS_SEG_FILL
 					? erofs_fill_turned((uint32_t)s->arg,
-						      *pos - s->start)
+							    *pos - s->start)
 					: 0,
 				n);
 			*pos += n;

@@ -112,4 +112,3 @@ int erofs_source_read_runs(const struct erofs_source *src, void *buf,
 	}
 	return 0;
 }
-

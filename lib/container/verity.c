@@ -194,8 +194,7 @@ static int verity_geometry(struct erofs_verity *v, const char *where,
 			err, -EFSCORRUPTED, EROFS_NO_OFFSET,
 			"%s: %llu data blocks of %u bytes, more than the image holds (%llu bytes)",
 			where, (unsigned long long)i->data_blocks,
-			i->data_block_size,
-			(unsigned long long)v->data->size);
+			i->data_block_size, (unsigned long long)v->data->size);
 	}
 	return 0;
 }
@@ -254,8 +253,9 @@ static int verity_check_spare(const struct erofs_verity *v, const uint8_t *b,
 	for (j = 0; j < used; j++)
 		if (!all_zero(b + j * v->slot_size + v->digest_size, pad))
 			break;
-	if (j == used && all_zero(b + used * v->slot_size,
-				  v->info.hash_block_size - used * v->slot_size))
+	if (j == used &&
+	    all_zero(b + used * v->slot_size,
+		     v->info.hash_block_size - used * v->slot_size))
 		return 0;
 	return verity_bad(
 		err, -EFSCORRUPTED, at,
@@ -318,8 +318,8 @@ static int verity_read_upper(struct erofs_verity *v, const uint8_t *root,
 							i->hash_block_size;
 
 			at = v->level_start[l] + k * i->hash_block_size;
-			ret = erofs_source_read_runs(v->hash, b, i->hash_block_size,
-						at, err);
+			ret = erofs_source_read_runs(
+				v->hash, b, i->hash_block_size, at, err);
 			if (!ret)
 				ret = verity_check_block(
 					v, b, verity_expected(v, l, k, root), l,
@@ -344,7 +344,8 @@ static int verity_params(struct erofs_verity *v,
 		*tree_start = o->hash_offset;
 		return 0;
 	}
-	ret = erofs_source_read_runs(o->hash, sb, sizeof(sb), o->hash_offset, err);
+	ret = erofs_source_read_runs(o->hash, sb, sizeof(sb), o->hash_offset,
+				     err);
 	if (!ret)
 		ret = verity_parse_sb(v, sb, o->hash_offset, err);
 	*tree_start = o->hash_offset + v->info.hash_block_size;
@@ -357,8 +358,8 @@ static int verity_alloc_state(struct erofs_verity *v, struct erofs_err *err)
 	const struct erofs_verity_info *i = &v->info;
 	unsigned int k;
 
-	v->verified = calloc((size_t)(i->data_blocks / 64 + 1),
-			     sizeof(*v->verified));
+	v->verified =
+		calloc((size_t)(i->data_blocks / 64 + 1), sizeof(*v->verified));
 	if (!v->verified)
 		return erofs_error(err, -ENOMEM, EROFS_NO_NID, EROFS_NO_OFFSET,
 				   "out of memory");
@@ -449,7 +450,8 @@ const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v)
 static bool verity_was_read(const struct erofs_verity *v, uint64_t b)
 {
 	return __atomic_load_n(&v->verified[b / 64], __ATOMIC_RELAXED) >>
-		       (b % 64) & 1;
+		       (b % 64) &
+	       1;
 }
 
 static void verity_mark_read(const struct erofs_verity *v, uint64_t b)
@@ -463,8 +465,8 @@ static int verity_read_leaf(const struct erofs_verity *v, uint64_t leaf,
 			    uint8_t *out, struct erofs_err *err)
 {
 	uint64_t at = v->level_start[0] + leaf * v->info.hash_block_size;
-	int ret = erofs_source_read_runs(v->hash, out, v->info.hash_block_size, at,
-				    err);
+	int ret = erofs_source_read_runs(v->hash, out, v->info.hash_block_size,
+					 at, err);
 
 	return ret ? ret
 		   : verity_check_block(v, out,
@@ -562,9 +564,9 @@ static int verity_check_blocks(const struct erofs_verity *v, const uint8_t *db,
  */
 #define VERITY_READ_BYTES (1u << 20)
 
-static int verity_sweep(const struct erofs_verity *v, uint64_t k,
-			uint64_t end, uint8_t *db, size_t per_read,
-			uint64_t *bad, size_t *nbad, struct erofs_err *err)
+static int verity_sweep(const struct erofs_verity *v, uint64_t k, uint64_t end,
+			uint8_t *db, size_t per_read, uint64_t *bad,
+			size_t *nbad, struct erofs_err *err)
 {
 	uint32_t bs = v->info.data_block_size;
 	uint64_t n, failed, from;
@@ -573,8 +575,8 @@ static int verity_sweep(const struct erofs_verity *v, uint64_t k,
 	while (k < end) {
 		for (; k < end && verity_was_read(v, k); k++)
 			;
-		for (n = 0; k + n < end && n < per_read &&
-			    !verity_was_read(v, k + n);
+		for (n = 0;
+		     k + n < end && n < per_read && !verity_was_read(v, k + n);
 		     n++)
 			;
 		if (!n)

@@ -16,7 +16,8 @@ sparse; a non-EROFS partition, a missing one, a super image without
 --partition; damaged geometry, metadata, tables and extents, with the
 backup copy used where the primary alone is damaged. --write-partitions
 with hostile names (a path out of DIR, "..", a name of the generated
-partN kind) and a symlink already at a destination.
+partN kind) and a symlink already at a destination; 300 partitions
+written with their table read once (the bytes read, through strace).
 
 img2simg and simg2img (android-sdk-libsparse-utils) are needed for their
 checks, which are skipped without them."""
@@ -32,7 +33,7 @@ import tempfile
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 
-from erofstest import crashed, read_file, run_fsck, tap, tap_end, \
+from erofstest import FSCK, crashed, read_file, run_fsck, tap, tap_end, \
     write_file  # noqa: E402
 import androidimg as ai  # noqa: E402
 
@@ -471,6 +472,39 @@ def unsafe_name_tests(tmp):
         "target", ["exit %d" % rc, err[-600:]])
 
 
+def many_partitions_tests(tmp):
+    """--write-partitions of a super image of 300 partitions reads its
+    table once: the bytes read (strace) stay within twice the image's
+    size, where reading the metadata again for each partition read a
+    megabyte a partition"""
+    if not shutil.which("strace"):
+        tap(True, "--write-partitions reads the table once",
+            directive="SKIP no strace")
+        return
+    s = ai.Super(size=16 << 20, max_size=1 << 20, slots=1)
+    g = s.group("main")
+    for k in range(300):
+        s.partition("p%d" % k, bytes([k & 0xff]) * 4096, group=g)
+    sup = write_file(os.path.join(tmp, "many.img"), s.image())
+    parts = os.path.join(tmp, "many")
+    trace = os.path.join(tmp, "many.strace")
+    p = subprocess.run(["strace", "-f", "-e", "trace=pread64,read",
+                        "-o", trace, FSCK, "--write-partitions=" + parts,
+                        sup], capture_output=True, timeout=600)
+    with open(trace) as f:
+        got = sum(int(line.rsplit("=", 1)[1].split()[0]) for line in f
+                  if "pread64(" in line and "= " in line and
+                  line.rsplit("=", 1)[1].split()[0].isdigit())
+    files = os.listdir(parts) if os.path.isdir(parts) else []
+    tap(p.returncode == 0 and len(files) == 300 and
+        read_file(os.path.join(parts, "p299.img")) == bytes([299 & 0xff]) *
+        4096 and got < 2 * os.path.getsize(sup),
+        "--write-partitions of 300 partitions reads the table once "
+        "(%d bytes read of a %d-byte image)" % (got, os.path.getsize(sup)),
+        ["exit %d, %d files" % (p.returncode, len(files)),
+         p.stderr[-300:].decode(errors="replace")])
+
+
 def main():
     img_a = os.path.join(DATA, "lz4hc-default.erofs")
     img_b = os.path.join(DATA, "zstd-c64k-fragments.erofs")
@@ -482,6 +516,7 @@ def main():
         super_tests(tmp, img_a, img_b)
         write_tests(tmp, img_a, img_b)
         unsafe_name_tests(tmp)
+        many_partitions_tests(tmp)
     return tap_end()
 
 
