@@ -449,9 +449,9 @@ const struct erofs_verity_info *erofs_verity_info(const struct erofs_verity *v)
 /* Has a read checked data block b (and so reported it if it failed)? */
 static bool verity_was_read(const struct erofs_verity *v, uint64_t b)
 {
-	return __atomic_load_n(&v->verified[b / 64], __ATOMIC_RELAXED) >>
-		       (b % 64) &
-	       1;
+	uint64_t word = __atomic_load_n(&v->verified[b / 64], __ATOMIC_RELAXED);
+
+	return (word >> (b % 64)) & 1;
 }
 
 static void verity_mark_read(const struct erofs_verity *v, uint64_t b)
