@@ -205,7 +205,8 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error("--format=%s: not a format libarchive writes",
 			    cfg->format);
 	if (cfg->tar && cfg->tar_options &&
-	    (why = tar_options_refused(cfg->format, cfg->tar_options)))
+	    (why = tar_options_refused(tar_format_of(cfg->tar, cfg->format),
+				       cfg->tar_options)))
 		usage_error("--options=%s: %s", cfg->tar_options, why);
 	if (cfg->digests && cfg->no_digests)
 		usage_error(

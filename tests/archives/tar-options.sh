@@ -15,6 +15,10 @@
 #   shar links them; mtree lists every name with nlink and its digest,
 #   with no false warning about nanoseconds (its time= keeps them); a zip
 #   entry with a UTF-8 name has the UTF-8 flag;
+# - the format and compression of a.zip, a.cpio, a.cpio.gz, a.tar.Z,
+#   a.tar.lz, A.TAR.GZ and a.TXZ from their suffixes, as bsdtar -a picks
+#   them: each archive's magic, and bsdtar lists the names of the plain
+#   archive;
 # - compressed archives from FILE's suffix (.gz, .tgz, .xz, .zst, .bz2,
 #   .lz4, .lzma), each passing its own tool's -t and listed by bsdtar and
 #   GNU tar (not .lz4, which GNU tar 1.34 does not read) as the plain
@@ -235,5 +239,34 @@ if [ "$rc" -eq 8 ] && ! grep -q "Input/output error" "$err" &&
 else
 	tap_not_ok "--format=argnu (exit $rc)"
 fi
+# the format and the compression from FILE's suffix, as bsdtar -a
+# picks them: each archive's magic, and bsdtar lists the same names
+suffix_names()
+{
+	bsdtar -tf "$1" 2>/dev/null | sed 's|^\./||; s|/$||' | grep -v '^\.\?$' | sort
+}
+"$FSCK" --tar="$scratch/sfx.tar" --path=/bigdir "$img" 2>/dev/null
+suffix_names "$scratch/sfx.tar" >"$scratch/sfx.names"
+for case in "a.zip 504b0304" "a.cpio 303730373037" "a.cpio.gz 1f8b" \
+	"a.tar.Z 1f9d" "a.tar.lz 4c5a4950" "A.TAR.GZ 1f8b" "a.TXZ fd377a58"; do
+	set -- $case
+	rm -f "$scratch/$1"
+	run_fsck "$out" "$err" --tar="$scratch/$1" --path=/bigdir "$img"
+	rc=$?
+	magic=$(head -c $((${#2} / 2)) "$scratch/$1" | od -An -tx1 | tr -d ' \n')
+	inner=
+	case $1 in
+	a.zip) inner=$("$PYTHON3" -c 'import sys, zipfile
+print(len(zipfile.ZipFile(sys.argv[1]).namelist()))' "$scratch/$1" 2>/dev/null) ;;
+	a.cpio.gz) inner=$(gzip -dc "$scratch/$1" | head -c 6) ;;
+	esac
+	if [ $rc -eq 0 ] && [ "$magic" = "$2" ] &&
+		[ "$inner" != 0 ] && [ "${1%.gz}" = "$1" -o "$inner" = 070707 ] &&
+		suffix_names "$scratch/$1" | cmp -s - "$scratch/sfx.names"; then
+		tap_ok "--tar=$1: the format and compression its suffix names ($2...)"
+	else
+		tap_not_ok "--tar=$1 (exit $rc, magic $magic, inside $inner)" "$err"
+	fi
+done
 tap_plan
 [ "$tap_failed" -eq 0 ]

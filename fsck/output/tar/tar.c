@@ -462,7 +462,7 @@ int tar_open(struct tar_writer **twp, const struct tar_opts *o,
 	tw->all_names = rep->level >= FSCK_LVL_INFO;
 	tar_losses_init(&tw->losses, tw->all_names);
 	tw->file = o->file;
-	tw->format = o->format ? o->format : "pax";
+	tw->format = tar_format_of(o->file, o->format);
 	tw->options = o->options;
 	tw->compress = o->compress;
 	tw->threads = o->threads ? o->threads : 1;

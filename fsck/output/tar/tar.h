@@ -83,9 +83,17 @@ bool tar_format_known(const char *name);
 /*
  * The libarchive filter that compresses the archive: compress unless NULL
  * (NULL for "none"), else the one FILE's suffix names as GNU tar's -a
- * picks it (.gz, .tgz, .xz, .zst, .bz2, .lz4, .lzma ...), or NULL.
+ * picks it (.gz, .tgz, .xz, .zst, .bz2, .lz4, .lzma, .lz, .lzo, .Z ...,
+ * in any case but .Z's), or NULL.
  */
 const char *tar_compression(const char *file, const char *compress);
+
+/*
+ * The libarchive format of the archive: format unless NULL, else the one
+ * FILE's suffix names before its compression's, as bsdtar's -a picks it
+ * (.zip, .cpio, .7z, .iso, .mtree, .warc, .shar, .ar), else pax.
+ */
+const char *tar_format_of(const char *file, const char *format);
 
 /* Does libarchive compress with filter name (for the options)? */
 bool tar_compression_known(const char *name);
@@ -183,6 +191,11 @@ static inline const char *tar_options_refused(const char *format,
 					      const char *options)
 {
 	return NULL;
+}
+
+static inline const char *tar_format_of(const char *file, const char *format)
+{
+	return format;
 }
 
 static inline bool tar_compression_known(const char *name)

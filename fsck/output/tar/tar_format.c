@@ -9,6 +9,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "output/tar/tar.h"
 #include "output/tar/tar_internal.h"
@@ -24,30 +25,80 @@ bool tar_format_known(const char *name)
 	return known;
 }
 
-/* FILE's suffix and its compression, as GNU tar's -a picks them */
+/*
+ * FILE's suffix and its compression, as GNU tar's and bsdtar's -a pick
+ * them, whatever the letters' case but for compress's ".Z"
+ */
 static const struct {
 	const char *suffix, *filter;
 } tar_suffixes[] = {
-	{ ".gz", "gzip" },	{ ".tgz", "gzip" },   { ".taz", "gzip" },
-	{ ".xz", "xz" },	{ ".txz", "xz" },     { ".zst", "zstd" },
-	{ ".tzst", "zstd" },	{ ".bz2", "bzip2" },  { ".tbz", "bzip2" },
-	{ ".tbz2", "bzip2" },	{ ".tb2", "bzip2" },  { ".lz4", "lz4" },
-	{ ".lzma", "lzma" },	{ ".tlz", "lzma" },
+	{ ".gz", "gzip" },     { ".tgz", "gzip" },   { ".taz", "gzip" },
+	{ ".xz", "xz" },       { ".txz", "xz" },     { ".zst", "zstd" },
+	{ ".tzst", "zstd" },   { ".bz2", "bzip2" },  { ".tbz", "bzip2" },
+	{ ".tbz2", "bzip2" },  { ".tb2", "bzip2" },  { ".lz4", "lz4" },
+	{ ".lzma", "lzma" },   { ".tlz", "lzma" },   { ".lz", "lzip" },
+	{ ".lzo", "lzop" },    { ".Z", "compress" }, { ".taZ", "compress" },
 };
+
+/* FILE's suffix before its compression's, and the format it names */
+static const struct {
+	const char *suffix, *format;
+} format_suffixes[] = {
+	{ ".zip", "zip" },     { ".jar", "zip" },     { ".cpio", "cpio" },
+	{ ".7z", "7zip" },     { ".iso", "iso9660" }, { ".mtree", "mtree" },
+	{ ".warc", "warc" },   { ".shar", "shar" },   { ".ar", "arbsd" },
+};
+
+/* Does file (len bytes) end with suffix (".Z" exactly, others in any case)? */
+static bool ends_with(const char *file, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	if (len <= n)
+		return false;
+	if (!strcmp(suffix, ".Z"))
+		return !strncmp(file + len - n, suffix, n);
+	return !strncasecmp(file + len - n, suffix, n);
+}
+
+/* The compression suffix file ends with (its table index), or -1. */
+static int compression_suffix(const char *file, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(tar_suffixes) / sizeof(tar_suffixes[0]); i++)
+		if (ends_with(file, len, tar_suffixes[i].suffix))
+			return (int)i;
+	return -1;
+}
 
 const char *tar_compression(const char *file, const char *compress)
 {
-	size_t len = strlen(file), n;
-	unsigned int i;
+	int i;
 
 	if (compress)
 		return strcmp(compress, "none") ? compress : NULL;
-	for (i = 0; i < sizeof(tar_suffixes) / sizeof(tar_suffixes[0]); i++) {
-		n = strlen(tar_suffixes[i].suffix);
-		if (len > n && !strcmp(file + len - n, tar_suffixes[i].suffix))
-			return tar_suffixes[i].filter;
-	}
-	return NULL;
+	i = compression_suffix(file, strlen(file));
+	return i < 0 ? NULL : tar_suffixes[i].filter;
+}
+
+const char *tar_format_of(const char *file, const char *format)
+{
+	size_t len = strlen(file);
+	unsigned int k;
+	int i;
+
+	if (format)
+		return format;
+	i = compression_suffix(file, len);
+	/* a.cpio.gz: the format's suffix before the compression's */
+	if (i >= 0 && tar_suffixes[i].suffix[1] != 't')
+		len -= strlen(tar_suffixes[i].suffix);
+	for (k = 0; k < sizeof(format_suffixes) / sizeof(format_suffixes[0]);
+	     k++)
+		if (ends_with(file, len, format_suffixes[k].suffix))
+			return format_suffixes[k].format;
+	return "pax";
 }
 
 bool tar_compression_known(const char *name)
