@@ -7,7 +7,9 @@
 # concurrently; --compare=DIR against an extracted tree, the same and
 # changed; a selection, whose packed extents no file read are decoded
 # after the walk; -j1 --extract=DIR, whose two workers take turns to
-# decode; also on damaged copies, where pieces and packed extents fail.
+# decode; also on damaged copies, where pieces and packed extents fail;
+# with a dm-verity tree, checked as every worker reads (on the damaged
+# copy too, whose blocks then fail their hash).
 # Not a "make check" test: "make tsan-check" runs it. Prints TAP; exits
 # non-zero on any report.
 set -u
@@ -79,5 +81,16 @@ PY
 	[ "$name" = lz4hc-default ] ||
 		run 4 --extract --include=bigdir "$tmp/bad.erofs"
 done
+# a dm-verity tree: every worker's reads check blocks, sharing the kept
+# leaves and the bits of blocks read, as the sweep checks the rest
+if command -v veritysetup >/dev/null; then
+	cp "$images/lz4hc-fragments.erofs" "$tmp/v.erofs" || exit 99
+	vroot=$(veritysetup format "$tmp/v.erofs" "$tmp/v.hash" |
+		sed -n 's/^Root hash:[[:space:]]*//p')
+	vtree=(--verity="$tmp/v.hash" --root-hash="$vroot")
+	run 0 --extract="$tmp/x" "${vtree[@]}" "$tmp/v.erofs"
+	run 0 "${vtree[@]}" "$tmp/v.erofs"
+	run 4 --extract "${vtree[@]}" "$tmp/bad.erofs"
+fi
 tap_plan
 exit $((tap_failed > 0))
