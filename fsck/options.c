@@ -407,7 +407,7 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	cfg->hash_block_size = 4096;
 	cfg->verity_format = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":Vd:paAyhj:", long_options,
+	while ((c = getopt_long(argc, argv, ":Vd:paAynfhj:", long_options,
 				NULL)) != -1) {
 		if (parse_extract_opt(cfg, c))
 			continue;
@@ -424,9 +424,12 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 		case 'p':
 			cfg->ratio = true;
 			break;
+		/* fsck(8)'s: repair (none to do: read-only), no, force */
 		case 'a':
 		case 'A':
 		case 'y':
+		case 'n':
+		case 'f':
 			break;
 		case OPT_DEVICE:
 			add_device(cfg, optarg);

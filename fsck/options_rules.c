@@ -212,6 +212,13 @@ static void check_args(const struct fsck_cfg *cfg)
 		usage_error(
 			"%s",
 			"--xattr-inode-digest and --no-xattr-inode-digest cannot be used together");
+	/* what says how to extract, with nothing to extract: a mistake */
+	if (!d && (cfg->force || cfg->keep_existing ||
+		   cfg->preserve_owner >= 0 || cfg->preserve_perms >= 0 ||
+		   (cfg->overwrite && !cfg->write_partitions)))
+		usage_error(
+			"%s",
+			"--force, --overwrite, --keep-existing and --preserve go with --extract=DIR (--overwrite with --write-partitions too)");
 	if (cfg->keep_existing && cfg->overwrite)
 		usage_error(
 			"%s",

@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"                         (default), 3 information, 7 debugging\n"
 	"                         (0 to 9: 1 is 0, 4 to 6 are 3, 8 and 9 are 7)\n"
 	"  -p                     print the total compression ratio of files\n"
-	"  -a, -A, -y             accepted for fsck(8); no effect\n"
+	"  -a, -A, -y, -n, -f     accepted for fsck(8); no effect\n"
 	"  -j, --jobs=N           decode on N threads at once (default: the CPUs\n"
 	"                         to run on)\n"
 	"  --device=PATH          an extra device of a multi-device image;\n"

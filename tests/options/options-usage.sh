@@ -6,10 +6,13 @@
 #   no output, an empty --include, --exclude=/, --modify-window without
 #   --compare, --options without --tar, --xattr-inode-digest with
 #   --no-xattr-inode-digest, --require-verity with --no-verity,
-#   --write-image to a terminal: exit 16 with one line naming the
+#   --write-image to a terminal, --force, --overwrite, --keep-existing,
+#   --preserve and --no-preserve-owner with nothing to extract: exit 16
+#   with one line naming the
 #   option and the --help hint, before IMAGE is opened (IMAGE does not
 #   exist); "--extract DIR IMAGE" hints at --extract=DIR; --extract=/tmp/..
 #   is the root and needs --force;
+# - -n and -f, as fsck(8) passes them: no effect;
 # - a missing IMAGE is named once per line; -d3 counts the entries --json
 #   counts; -p beside --manifest prints the ratio on stderr; -V and
 #   --help list the codecs;
@@ -59,6 +62,13 @@ usage "--options without --tar" --options=xattrheader=ALL
 usage "--xattr-inode-digest with --no-xattr-inode-digest" \
 	--xattr-inode-digest --no-xattr-inode-digest
 usage "--require-verity with --no-verity" --require-verity --no-verity
+for opt in --force --overwrite --keep-existing --preserve --no-preserve-owner; do
+	usage "$opt without --extract=DIR" "$opt"
+done
+
+# what fsck(8) passes: -n (no changes) and -f (force) have no effect
+run_fsck "$out" "$err" -n -f -a "$img"
+tap_status "-n -f -a, as fsck(8) passes them: no effect, exit 0" 0 $?
 
 # a raw image on a terminal, as --tar=- refuses an archive there
 if command -v script >/dev/null; then
