@@ -169,11 +169,27 @@ static void *options_nomem(const char *opt, const char *arg)
 	exit(FSCK_EXIT_OPERATIONAL);
 }
 
-/* --cat=PATH: a path of the image, without "." or ".." in it. */
+/* Past the leading '/' and "./" of path, as tar users write them. */
+static const char *past_anchor(const char *path)
+{
+	for (;;) {
+		if (path[0] == '/')
+			path++;
+		else if (path[0] == '.' && path[1] == '/')
+			path += 2;
+		else
+			return path;
+	}
+}
+
+/*
+ * --cat=PATH: a path of the image (from a leading '/' or "./", as
+ * --include takes it), without "." or ".." in it.
+ */
 static void add_cat(struct fsck_cfg *cfg, const char *path)
 {
 	const char **cats, **rels;
-	char *rel = strdup(path + strspn(path, "/")), *c, *save = NULL;
+	char *rel = strdup(past_anchor(path)), *c, *save = NULL;
 	size_t len;
 
 	if (!rel)
@@ -394,6 +410,7 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	bool names_stdin = false; /* --files-from=-, read last */
 	const char **files_from = NULL; /* read after --null is known */
 	unsigned int nfiles_from = 0;
+	const char *took_last; /* the option that took the last word */
 	int c;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -407,8 +424,13 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 	cfg->hash_block_size = 4096;
 	cfg->verity_format = 1;
 	opterr = 0;
+	took_last = NULL;
 	while ((c = getopt_long(argc, argv, ":Vd:paAynfhj:", long_options,
 				NULL)) != -1) {
+		/* "--tar IMAGE": the last word taken as the option's */
+		if (optarg && optind == argc && optarg == argv[argc - 1] &&
+		    argc >= 2 && !strncmp(argv[argc - 2], "--", 2))
+			took_last = argv[argc - 2];
 		if (parse_extract_opt(cfg, c))
 			continue;
 		switch (c) {
@@ -586,6 +608,10 @@ void options_parse(struct fsck_cfg *cfg, struct select_rules *rules, int argc,
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (optind >= argc && took_last)
+		usage_error(
+			"missing IMAGE (%s took '%s' as its argument: %s=ARG IMAGE)",
+			took_last, argv[argc - 1], took_last);
 	if (optind >= argc)
 		usage_error("%s", "missing IMAGE");
 	if (optind + 1 < argc && cfg->decode && !cfg->extract_dir)

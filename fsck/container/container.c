@@ -90,6 +90,9 @@ static const char *content_of(const uint8_t *b, size_t len)
 		return "a LUKS volume";
 	if (HAS(0, "verity\0\0"))
 		return "a dm-verity hash tree";
+	/* systemd's verity signature: a JSON object with the root hash */
+	if (HAS(0, "{") && memmem(b, len, "\"rootHash\"", 10))
+		return "a dm-verity signature (JSON)";
 	if (HAS(512, "EFI PART"))
 		return "a GPT disk";
 	if (HAS(510, "\x55\xaa"))
@@ -364,7 +367,7 @@ int container_read_lp(const struct fsck_cfg *cfg, struct report *rep,
 	if (!ret) {
 		report_fatal(
 			rep,
-			"%s is not an Android super image (no logical partition geometry at byte 4096)",
+			"%s is neither a GPT disk nor an Android super image (no \"EFI PART\" header at byte 512 or 4096, no logical partition geometry at byte 4096)",
 			rep->image);
 		return -EINVAL;
 	}

@@ -56,7 +56,7 @@ b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' "$1" "$2
 
 root=$(format "$scratch/plain.img" "$scratch/plain.hash")
 [ ${#root} = 64 ] || exit 99
-tap_plan 47
+tap_plan 48
 
 for j in 1 2; do
 	run_fsck "$out" "$err" -j$j -d3 --verity="$scratch/plain.hash" \
@@ -287,6 +287,7 @@ if ! command -v systemd-repart >/dev/null; then
 		"--require-verity with the root given" \
 		"two verity partitions" "the verity partition retyped" \
 		"the root-verity-sig partition's root hash" \
+		"the signature partition listed as such" \
 		"a signature whose root does not pair"; do
 		tap_skip "systemd-repart's verity disk image: $what" "no systemd-repart"
 	done
@@ -363,7 +364,11 @@ if ! command -v openssl >/dev/null ||
 	! openssl req -x509 -newkey rsa:2048 -nodes -keyout "$scratch/key.pem" \
 		-out "$scratch/cert.pem" -days 30 -subj /CN=erofs-fsck-test \
 		>/dev/null 2>&1; then
-	tap_skip "systemd-repart's verity disk image: the root-verity-sig partition's root hash" "no openssl"
+	for what in "the root-verity-sig partition's root hash" \
+		"the signature partition listed as such" \
+		"a signature whose root does not pair"; do
+		tap_skip "systemd-repart's verity disk image: $what" "no openssl"
+	done
 	exit $((tap_failed > 0))
 fi
 printf '[Partition]\nType=root-verity-sig\nVerity=signature\nVerityMatchKey=root\n' \
@@ -374,6 +379,13 @@ systemd-repart --empty=create --size=auto --dry-run=no \
 run_fsck "$out" "$err" -d3 "$scratch/sig.img"
 tap_status "systemd-repart's verity disk image: the root-verity-sig partition's root hash" 0 $? \
 	'its root hash from the rootHash of GPT partition 3 (root-x86-64-verity-sig), its signature not checked'
+run_fsck "$out" "$err" --list-partitions "$scratch/sig.img"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "root-x86-64-verity-sig	.*	a dm-verity signature (JSON)$" "$out"; then
+	tap_ok "systemd-repart's verity disk image: the signature partition listed as such"
+else
+	tap_not_ok "systemd-repart's verity disk image: the signature partition listed as such (exit $rc)" "$out"
+fi
 # the data partition's UUID changed: the signature's root no longer pairs
 cp "$scratch/sig.img" "$scratch/sig2.img"
 sfdisk -q --part-uuid "$scratch/sig2.img" 1 01234567-89ab-cdef-0123-456789abcdef ||

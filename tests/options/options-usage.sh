@@ -12,7 +12,9 @@
 #   option and the --help hint, before IMAGE is opened (IMAGE does not
 #   exist); "--extract DIR IMAGE" hints at --extract=DIR; --extract=/tmp/..
 #   is the root and needs --force;
-# - -n and -f, as fsck(8) passes them: no effect;
+# - -n and -f, as fsck(8) passes them: no effect; "--tar IMAGE" hints
+#   that --tar took IMAGE; --cat=./PATH as --cat=PATH; --list-partitions
+#   of a plain image says it is neither GPT nor a super image;
 # - a missing IMAGE is named once per line; -d3 counts the entries --json
 #   counts; -p beside --manifest prints the ratio on stderr; -V and
 #   --help list the codecs;
@@ -65,6 +67,24 @@ usage "--require-verity with --no-verity" --require-verity --no-verity
 for opt in --force --overwrite --keep-existing --preserve --no-preserve-owner; do
 	usage "$opt without --extract=DIR" "$opt"
 done
+
+# "--tar IMAGE": the hint says --tar took IMAGE as its FILE
+run_fsck "$out" "$err" --tar "$img"
+tap_status "--tar IMAGE: missing IMAGE, with the hint that --tar took it" 16 $? \
+	"missing IMAGE (--tar took '.*' as its argument: --tar=ARG IMAGE)"
+# --cat=./PATH, as --include=./PATH
+run_fsck "$out" "$err" --cat=./bigdir/e00000-tibyktucujzhacxfwlomqubsloalkuvxoicqyy "$img"
+rc=$?
+run_fsck "$scratch/cat2" "$err" --cat=bigdir/e00000-tibyktucujzhacxfwlomqubsloalkuvxoicqyy "$img"
+if [ $rc -eq 0 ] && [ -s "$out" ] && cmp -s "$out" "$scratch/cat2"; then
+	tap_ok "--cat=./PATH prints what --cat=PATH prints"
+else
+	tap_not_ok "--cat=./PATH (exit $rc)" "$err"
+fi
+# --list-partitions of what has no partition table says which it is not
+run_fsck "$out" "$err" --list-partitions "$img"
+tap_status "--list-partitions of a plain image: neither GPT nor super" 8 $? \
+	"is neither a GPT disk nor an Android super image"
 
 # what fsck(8) passes: -n (no changes) and -f (force) have no effect
 run_fsck "$out" "$err" -n -f -a "$img"
