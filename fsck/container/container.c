@@ -141,7 +141,8 @@ const char *container_content(const struct erofs_source *src)
  */
 static int source_failed(struct report *rep, struct erofs_err *err, int ret)
 {
-	struct fsck_loc loc = { .nid = EROFS_NO_NID,
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 
 	if (ret != -ENOMEM)
@@ -173,8 +174,9 @@ static int open_image_source(struct report *rep, const char *image,
 	if (erofs_source_kind(*src) == EROFS_SOURCE_SPARSE)
 		report_msg(
 			rep, FSCK_LVL_INFO,
-			"%s: an Android sparse image of %zu runs, %llu bytes unsparsed",
+			"%s: an Android sparse image of %zu run%s, %llu bytes unsparsed",
 			rep->image, erofs_source_pieces(*src),
+			erofs_source_pieces(*src) == 1 ? "" : "s",
 			(unsigned long long)erofs_source_size(*src));
 	ret = erofs_source_verify(*src, &err);
 	/* a checksum that disagrees is a problem; the check goes on */

@@ -163,6 +163,11 @@ def sparse_damage(tmp, chunks, off):
             "chunk %d says 00000001" % (first_crc + 1))
     variant("header only", good[:28], 4, "past the end of the file")
     variant("shorter than a header", good[:20], 4, "shorter than a header")
+    path = write_file(os.path.join(tmp, "bad.simg"), good[:28])
+    rc, _, err = run_fsck("--extract", off, path)
+    tap(rc == 4 and err.startswith("fsck.erofs: %s: offset " % path),
+        "damaged sparse image: the message starts with IMAGE, as "
+        "documented", ["exit %d" % rc, err[-300:]])
 
 
 def ext4_like(size=1 << 20):
