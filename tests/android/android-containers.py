@@ -279,7 +279,7 @@ def super_tests(tmp, img_a, img_b):
     reported("a super image without --partition", (sup,), 16,
              "--partition=NAME")
     reported("--partition on an EROFS image", ("--partition=system", img_a),
-             8, "not an Android super image")
+             8, "neither a GPT disk nor an Android super image")
     super_damage(tmp, s, want_a)
 
 
