@@ -219,6 +219,7 @@ static enum fsck_result check_unreadable(struct fsck_worker *w,
 	if (ret != FSCK_REPORTED || !erofs_err_is_corruption(why) ||
 	    !w->ck->salvage)
 		return ret;
+	ds->salvaged = true;
 	report_warning(w->rep, loc,
 		       "bytes %llu to %llu unreadable: salvaged as zeros",
 		       (unsigned long long)off,

@@ -48,6 +48,7 @@ struct data_sum {
 	uint8_t digest[EROFS_SHA256_LEN];
 	bool have_digest;
 	bool target_ok; /* symlink target in w->buf */
+	bool salvaged; /* a range read as zeros (--ignore-errors) */
 	/* a regular file's: its outputs, and what they are told of it */
 	struct out_files *files;
 	const struct out_file *of;

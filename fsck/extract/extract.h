@@ -168,15 +168,16 @@ enum fsck_result extract_file_copy(struct extractor *x, struct report *rep,
 				   uint64_t len, bool *copied);
 /*
  * The data is complete: set the size (a trailing hole), owner, mode,
- * xattrs and times, give the file its name, close. FSCK_REPORTED if
- * something could not be set or the name could not be given, FSCK_STOP
- * when the run must stop (the file then has no name).
+ * xattrs and times (not the times of a salvaged file: out_file), give
+ * the file its name, close. FSCK_REPORTED if something could not be set
+ * or the name could not be given, FSCK_STOP when the run must stop (the
+ * file then has no name).
  */
 enum fsck_result extract_file_commit(struct extractor *x, struct report *rep,
 				     const struct fsck_loc *loc,
 				     struct xdir *dir, const char *name, int fd,
 				     const struct erofs_inode *inode,
-				     const struct xattr_list *xl);
+				     const struct xattr_list *xl, bool salvaged);
 /* The data failed: close; the file never gets its name. */
 void extract_file_abort(struct extractor *x, struct xdir *dir,
 			const char *name, int fd);

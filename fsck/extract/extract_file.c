@@ -104,7 +104,8 @@ enum fsck_result extract_file_begin(struct extractor *x,
 	if (xdir_fd(x, parent) < 0)
 		return x_create_failed(x, x->rep, loc,
 				       "reopen the parent directory of", errno);
-	kept = x_kept(x, parent, name, e->inode->mode, e->inode->size, 0, NULL);
+	kept = x_kept(x, parent, name, e->inode->mode, e->inode->size, 0,
+		      e->inode);
 	if (e->inode->nlink > 1 &&
 	    !x_add_primary(x, e, parent, name,
 			   kept ? XPRIMARY_KEPT : XPRIMARY_PENDING))
@@ -361,9 +362,9 @@ static bool x_chown_needed(const struct extractor *x, const struct xdir *dir,
 static bool x_file_meta(struct extractor *x, struct report *rep,
 			const struct fsck_loc *loc, const struct xdir *dir,
 			int fd, const struct erofs_inode *inode,
-			const struct xattr_list *xl)
+			const struct xattr_list *xl, bool salvaged)
 {
-	struct x_obj o = { .fd = fd, .kind = XKIND_REG };
+	struct x_obj o = { .fd = fd, .kind = XKIND_REG, .salvaged = salvaged };
 	mode_t m = x_mode(x, inode->mode);
 
 	o.strip_acls = x->o.xattrs && dir->inherits_acl;
@@ -376,7 +377,7 @@ enum fsck_result extract_file_commit(struct extractor *x, struct report *rep,
 				     const struct fsck_loc *loc,
 				     struct xdir *dir, const char *name, int fd,
 				     const struct erofs_inode *inode,
-				     const struct xattr_list *xl)
+				     const struct xattr_list *xl, bool salvaged)
 {
 	struct xfile *f = xfile_of(x, fd, false);
 	enum fsck_result placed;
@@ -390,7 +391,7 @@ enum fsck_result extract_file_commit(struct extractor *x, struct report *rep,
 		extract_file_abort(x, dir, name, fd);
 		return FSCK_STOP;
 	}
-	meta_ok = x_file_meta(x, rep, loc, dir, fd, inode, xl);
+	meta_ok = x_file_meta(x, rep, loc, dir, fd, inode, xl, salvaged);
 	placed = x_place(x, rep, loc, dir->fd, name, fd, f);
 	if (placed != FSCK_OK) {
 		close(fd);

@@ -222,7 +222,13 @@ bool x_apply(struct extractor *x, struct report *rep,
 	if (chmod_needed && !S_ISLNK(mode))
 		ok &= x_set_mode(rep, loc, o, m);
 	ok &= x_set_xattrs(x, rep, loc, o, xl, S_ISDIR(mode));
-	ok &= x_set_times(rep, loc, o, inode);
+	/*
+	 * a salvaged file keeps the time it was written: with another
+	 * mtime than the image's, --keep-existing does not take it for
+	 * the image's file
+	 */
+	if (!o->salvaged)
+		ok &= x_set_times(rep, loc, o, inode);
 	return ok;
 }
 

@@ -184,7 +184,9 @@ void x_clean_tmp(int fd)
 /*
  * --keep-existing: is the entry there, complete? A regular file under its
  * name is complete (this extraction names a file only once it is), unless
- * its size says otherwise; the type must be the image's, and so must a
+ * its size or mtime say otherwise (a salvaged file keeps the time it was
+ * written; another version of the file has another mtime, as rsync's
+ * quick check takes it); the type must be the image's, and so must a
  * symlink's length and a device's number. A symlink or node is made by
  * name, then given its metadata, times last: with with_mtime (its inode),
  * it is complete only if it has the image's mtime.

@@ -115,7 +115,8 @@ static enum fsck_result x_out_file_end(void *priv, void *file,
 		extract_file_abort(x, f->dir, of->name, f->fd);
 	} else if (f->fd >= 0) {
 		ret = extract_file_commit(x, of->rep, of->loc, f->dir, of->name,
-					  f->fd, of->inode, of->xl);
+					  f->fd, of->inode, of->xl,
+					  of->salvaged);
 		f->created = fsck_result_goes_on(ret);
 	}
 	f->fd = -1;

@@ -157,6 +157,7 @@ struct x_obj {
 	int kind;		/* XKIND_* */
 	bool strip_acls;	/* it inherited ACLs the image may not have */
 	bool chown;		/* its owner is not yet the image's */
+	bool salvaged;		/* not the image's content: not its times */
 };
 
 /* extract_state.c */

@@ -97,6 +97,12 @@ struct out_file {
 	const struct xattr_list *xl; /* with OUT_XATTRS */
 	bool xattrs_ok;
 	bool data_ok; /* file_end: every byte checked */
+	/*
+	 * file_end: complete in size, not in content: ranges the image
+	 * damaged read as zeros, or content its digest does not match
+	 * (--ignore-errors)
+	 */
+	bool salvaged;
 	bool skipped; /* file_end: never opened, run stopped */
 	/* file_done: the content's SHA-256 (OUT_DIGEST), or NULL */
 	const uint8_t *digest;

@@ -19,6 +19,7 @@ void file_task_out(const struct file_task *t, struct report *rep,
 	of->xl = &t->xl;
 	of->xattrs_ok = t->xattrs_ok;
 	of->data_ok = t->data_ok;
+	of->salvaged = t->salvaged;
 	of->skipped = t->skipped;
 	of->digest = t->have_digest ? t->digest : NULL;
 }
@@ -67,10 +68,12 @@ enum fsck_result file_task_close(struct file_task *t, enum fsck_result data,
 	 */
 	if (t->data_ok && sha &&
 	    !check_digest(&t->slot.rep, &loc, sha, t->digest,
-			  t->verify ? t->expected : NULL) &&
-	    !t->ck->salvage) {
-		data = FSCK_REPORTED;
-		t->data_ok = false;
+			  t->verify ? t->expected : NULL)) {
+		t->salvaged = t->ck->salvage;
+		if (!t->salvaged) {
+			data = FSCK_REPORTED;
+			t->data_ok = false;
+		}
 	}
 	if (t->data_ok && sha) {
 		t->have_digest = true;

@@ -65,6 +65,7 @@ struct file_task {
 	struct xattr_list xl;
 	uint64_t physical;
 	bool digest_checked;
+	bool salvaged; /* out_file's */
 	size_t pathlen, rellen, namelen;
 	char path[]; /* in the image, NUL-terminated */
 };

@@ -57,6 +57,7 @@ static int file_task_run(void *worker, void *arg)
 		ds.hash = t->hash;
 		ret = check_file(w, &t->inode, &loc, &ds);
 		t->physical = ds.physical;
+		t->salvaged = ds.salvaged;
 	}
 	ret = file_task_close(t, ret, ds.hash ? &ds.sha : NULL, skipped);
 	w->rep = NULL;

@@ -17,7 +17,11 @@ that cannot be read), each of which an error names. The exit status is
 - the packed inode's first pcluster (files whose fragments it holds);
 - a name in a subdirectory's block (that directory's entries are lost,
   the rest of the tree is not);
-- a file's inode (that file is lost, and named).
+- a file's inode (that file is lost, and named);
+- a salvaged file keeps the time it was written, not the image's mtime:
+  --keep-existing with the undamaged image replaces it, as it replaces a
+  file of the same size and another mtime (and keeps one of the same
+  size and mtime, as rsync's quick check).
 
 Environment: FSCK, srcdir, EROFS_TEST_DATA (as corrupt.py).
 """
@@ -29,6 +33,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
@@ -178,6 +183,52 @@ def inode_damage(img, name):
     return erofsread.edit(img, erofsread.put("<H", inode.pos, fmt))
 
 
+def keep_existing(c, tmp):
+    """a salvaged file keeps the time it was written, so that extracting
+    the undamaged image with --keep-existing over it replaces it; a file
+    of the same size with another mtime (another version) is replaced
+    too, and one of the same size and mtime is kept"""
+    out = os.path.join(tmp, "keep.out")
+    shutil.rmtree(out, ignore_errors=True)
+    run([FSCK, "--extract=" + out, "--ignore-errors", c.path])
+    good_img = os.path.join(tmp, c.img.name + ".erofs")
+    problems = []
+    try:
+        written = os.stat(os.path.join(out, "mixed.bin")).st_mtime
+        if abs(time.time() - written) > 3600:
+            problems.append("the salvaged file has the image's mtime")
+        other = os.path.join(out, "sizes", "size-4095")
+        with open(other, "r+b") as f:
+            data = f.read()
+            f.seek(0)
+            f.write(bytes(b ^ 0x55 for b in data))
+        os.utime(other, (1000000000, 1000000000))
+        same = os.path.join(out, "sizes", "size-4096")
+        st = os.stat(same)
+        with open(same, "r+b") as f:
+            kept = bytes(b ^ 0x33 for b in f.read())
+            f.seek(0)
+            f.write(kept)
+        os.utime(same, ns=(st.st_atime_ns, st.st_mtime_ns))
+    except OSError as e:
+        problems.append("the salvaged extraction: %s" % e)
+        kept = None
+    r = run([FSCK, "--extract=" + out, "--keep-existing", good_img])
+    got, _ = files_of(out)
+    if got.get("mixed.bin") != c.good.get("mixed.bin"):
+        problems.append("the salvaged file was kept")
+    if got.get("sizes/size-4095") != c.good.get("sizes/size-4095"):
+        problems.append("a file of another mtime was kept")
+    if kept is None or got.get("sizes/size-4096") != kept:
+        problems.append("a file of the same size and mtime was replaced")
+    if r.returncode:
+        problems.append("exit %d" % r.returncode)
+    tap(not problems, "--keep-existing over a salvaged extraction: the "
+        "salvaged file and one of another mtime replaced, one of the same "
+        "size and mtime kept", problems +
+        r.stderr.decode(errors="replace").splitlines()[:4])
+
+
 def main():
     threaded = dict(os.environ, EROFS_FSCK_SYNC_NS="0")
     with tempfile.TemporaryDirectory(prefix="tmp.salvage.", dir=".") as tmp:
@@ -231,6 +282,8 @@ def main():
         tap(r.returncode == 4 and r.stdout == bytes(want),
             "pcluster: --cat writes the salvaged bytes",
             ["exit %d, %d bytes" % (r.returncode, len(r.stdout))])
+
+        keep_existing(c, tmp)
 
         img = erofsread.load("lz4hc-all-fragments")
         c = Case(FSCK, tmp, "packed", img, packed_damage(img))

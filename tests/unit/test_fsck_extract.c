@@ -209,7 +209,7 @@ static void extract_one_file(struct fixture *f, const char *name,
 						    src->data, src->len, 0),
 				 FSCK_OK);
 	ck_assert_int_eq(extract_file_commit(f->x, &f->rep, &loc, dir, name, fd,
-					     &inode, NULL),
+					     &inode, NULL, false),
 			 FSCK_OK);
 	extract_file_end(f->x, dir);
 	ck_assert(exists(f, name));
