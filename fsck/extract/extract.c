@@ -114,6 +114,7 @@ static enum fsck_result x_open_dir(struct extractor *x)
 	}
 	x_root_set(x, fd, &st, created || empty);
 	x->root->fixup = true;
+	x->root_made = created;
 	if (!created && x_replaces(x))
 		x_clean_tmp(fd);
 	return FSCK_OK;

@@ -152,6 +152,26 @@ static void x_fix_dir(struct extractor *x, struct xdir *d)
 	x_fd_close(x, d);
 }
 
+/*
+ * DIR made here, whose entry of the image never came (--strip-components
+ * took the start of the walk away): the mode mkdir(1) gives, not the
+ * 0700 an interrupted run leaves.
+ */
+static void x_fix_bare_root(struct extractor *x)
+{
+	struct fsck_loc loc = { .label = x->o.dir,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	int fd;
+
+	if (interrupted() || !x->root_made || !x->root->fixup ||
+	    x->root->mode)
+		return;
+	fd = xdir_fd(x, x->root);
+	if (fd < 0 || fchmod(fd, 0777 & ~x->o.umask))
+		x_report_errno(x->rep, &loc, "set the mode", errno);
+}
+
 void extract_finish(struct extractor *x, bool stopped)
 {
 	size_t i;
@@ -163,5 +183,6 @@ void extract_finish(struct extractor *x, bool stopped)
 	for (i = 0; !interrupted() && i < x->npost; i++)
 		if (x->post[i]->fixup && !x->post[i]->failed)
 			x_fix_dir(x, x->post[i]);
+	x_fix_bare_root(x);
 	x_summary(x);
 }

@@ -109,6 +109,7 @@ struct extractor {
 	struct extract_opts o;
 	struct report *rep;
 	struct xdir *root;
+	bool root_made;		/* DIR did not exist: this run made it */
 	char *start_name;	/* a non-directory start: the file in root */
 	size_t start_pathlen;	/* the start's path in the image */
 	bool have_proc;		/* /proc/self/fd/N reaches O_PATH objects */

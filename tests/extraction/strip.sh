@@ -11,7 +11,8 @@
 #   the one whose first name was stripped as a file with its data and says
 #   so (a warning naming it, exit 0; GNU tar fails to link it and makes
 #   nothing), and leaves DIR's own mode alone (the start is stripped with
-#   the rest of the top);
+#   the rest of the top); a DIR the run makes gets the mode mkdir(1)
+#   gives, not the 0700 of an interrupted run;
 # - --list, --manifest and --tar name the same paths, and GNU tar reads
 #   the archive, hard link included;
 # - an --include pattern matches the path in the image, before stripping;
@@ -57,7 +58,7 @@ tree()
 }
 
 tree "$scratch/gnu" >"$scratch/gnu.tree"
-tap_plan 13
+tap_plan 14
 export EROFS_FSCK_SYNC_NS=0
 for j in 1 2; do
 	x=$scratch/x$j
@@ -77,6 +78,16 @@ for j in 1 2; do
 			"$scratch/diff"
 	fi
 done
+
+# DIR made by the run: the mode mkdir(1) gives it, not 0700
+run_fsck "$out" "$err" --extract="$scratch/made" --strip-components=1 "$img"
+rc=$?
+want=$(printf '%o' $((0777 & ~0$(umask))))
+if [ $rc -eq 0 ] && [ "$(stat -c %a "$scratch/made")" = "$want" ]; then
+	tap_ok "--strip-components, DIR made by the run: mode $want, as mkdir makes it"
+else
+	tap_not_ok "--strip-components, DIR made by the run: mode $(stat -c %a "$scratch/made") (exit $rc)" "$err"
+fi
 
 # the paths GNU tar's extraction holds, in C order
 (cd "$scratch/gnu" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort) \
