@@ -141,9 +141,12 @@ const char *container_content(const struct erofs_source *src)
  */
 static int source_failed(struct report *rep, struct erofs_err *err, int ret)
 {
-	struct fsck_loc loc = { .label = rep->image,
-				.nid = EROFS_NO_NID,
+	/* damage is said as IMAGE's; a file not opened names itself */
+	struct fsck_loc loc = { .nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
+
+	if (erofs_err_is_corruption(ret))
+		loc.label = rep->image;
 
 	if (ret != -ENOMEM)
 		return report_lib_error(rep, &loc, err, ret);
