@@ -705,9 +705,11 @@ static enum fsck_result cmp_file_end(void *priv, void *file,
 	f->fd = -1;
 	/* content the image could not give is the check's to report */
 	if (r == FSCK_OK && f->differs_at != UINT64_MAX)
-		report_difference(of->rep, of->loc,
-				  "content differs from byte %llu",
-				  (unsigned long long)f->differs_at);
+		report_difference(
+			of->rep, of->loc,
+			"content differs from offset %llu (byte %llu, as cmp counts)",
+			(unsigned long long)f->differs_at,
+			(unsigned long long)f->differs_at + 1);
 	return FSCK_OK;
 }
 

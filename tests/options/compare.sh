@@ -127,7 +127,7 @@ fresh
 printf 'Z' | dd of="$dst/big" bs=1 seek=9000001 conv=notrunc 2>/dev/null
 touch -r "$src/big" "$dst/big"
 expect "content, in the zeros of a big file" 1 \
-	"/big: content differs from byte 9000001"
+	"/big: content differs from offset 9000001 (byte 9000002, as cmp counts)"
 
 fresh
 printf '\377' | dd of="$dst/big" bs=1 seek=4500000 conv=notrunc 2>/dev/null
@@ -139,7 +139,7 @@ if [ "$(od -An -tx1 -j4500000 -N1 "$src/big" | tr -d ' ')" = ff ]; then
 	tap_skip "content, two changes" "the random byte was already 0xff"
 else
 	expect "content, the first of two changes" 1 \
-		"/big: content differs from byte 4500000"
+		"/big: content differs from offset 4500000 (byte 4500001, as cmp counts)"
 fi
 
 fresh
