@@ -11,9 +11,14 @@
 #include "util/grow.h"
 #include "util/hex.h"
 
-static int verity_failed(struct report *rep, struct erofs_err *err, int ret)
+/*
+ * A problem of the tree, where: the file it lies in (label), so that an
+ * offset in a hash file is not taken for one in IMAGE.
+ */
+static int verity_failed(struct report *rep, const char *label,
+			 struct erofs_err *err, int ret)
 {
-	struct fsck_loc loc = { .label = rep->image,
+	struct fsck_loc loc = { .label = label,
 				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 
@@ -60,7 +65,10 @@ static int verity_open_tree(struct verity_check *vc, struct erofs_source **src,
 		ret = erofs_verity_source(&checked, *src, vc->v, &err);
 	if (ret) {
 		vc->unusable = true;
-		return verity_failed(rep, &err, ret);
+		return verity_failed(rep,
+				     vc->hash ? erofs_source_name(vc->hash)
+					      : rep->image,
+				     &err, ret);
 	}
 	*src = checked;
 	vc->block_size = erofs_verity_info(vc->v)->data_block_size;
@@ -138,7 +146,7 @@ static int tree_of_options(struct container_verity *t,
 		erofs_err_clear(&err);
 		ret = erofs_source_open(&t->hash, cfg->verity, -1, &err);
 		if (ret)
-			return verity_failed(rep, &err, ret);
+			return verity_failed(rep, cfg->verity, &err, ret);
 	}
 	t->found = true;
 	t->offset = cfg->hash_offset;
