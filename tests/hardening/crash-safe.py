@@ -20,8 +20,9 @@ kill -9: each trial kills the run (SIGKILL) after a random time, then:
     manifest) with no hidden name left.
 
 --keep-existing over a complete tree where a file was changed (same
-size), one truncated and one replaced by a directory keeps the first (same
-inode, same bytes) and replaces the other two; --overwrite then gives the
+size and mtime), one truncated and one replaced by a directory keeps the
+first (same inode, same bytes) and replaces the other two; --overwrite
+then gives the
 exact tree, the changed file replaced by a new inode.
 
 An ordinary user (setpriv) with a tmpfs over /proc in a private mount
@@ -243,8 +244,11 @@ def keep_existing(scratch, image, expected):
     kept = os.path.join(out, "mixed.bin")
     short = os.path.join(out, "text", "words-big.txt")
     retyped = os.path.join(out, "empty")
+    st = os.stat(kept)
     with open(kept, "r+b") as f:
         f.write(b"same size, other bytes")
+    # the size and the mtime are what a kept file is judged by
+    os.utime(kept, ns=(st.st_atime_ns, st.st_mtime_ns))
     os.truncate(short, 100)
     os.unlink(retyped)
     os.mkdir(retyped)
@@ -264,8 +268,8 @@ def keep_existing(scratch, image, expected):
         problems.append("not the image's tree but for mixed.bin:")
         problems += diff
     tap(not problems,
-        "--keep-existing: a file of the right size is kept, a short file "
-        "and an entry of the wrong type are replaced", problems)
+        "--keep-existing: a file of the right size and mtime is kept, a "
+        "short file and an entry of the wrong type are replaced", problems)
     r = subprocess.run([FSCK, "--force", "--overwrite"] + opts,
                        stderr=subprocess.PIPE)
     diff = exact(out, expected)
