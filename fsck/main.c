@@ -523,7 +523,6 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 	struct erofs_ctx *ctx;
 	struct checker ck;
 	char *base = NULL;
-	bool early;
 	int ret;
 
 	ctx = erofs_ctx_new(img);
@@ -547,20 +546,14 @@ static int check_image(const struct fsck_cfg *cfg, struct report *rep,
 			       image_bytes(img), res->jobs);
 	report_workers(rep, res->jobs, &workers);
 	ret = sched_start(&sched, &ck, &workers);
-	/*
-	 * the tree's blocks no read of the walk checked (check/verity.h):
-	 * swept as the walk goes when it reads no file data and workers
-	 * sweep, after it otherwise (each block is hashed once)
-	 */
-	early = ck.verity && !ck.decode && workers.threads && !sched.decoders;
-	if (!ret && early)
-		ret = sched_verity_start(&sched, &ck);
 	if (!ret)
 		ret = walk_image(&ck, rep, ctx, &wo, res);
-	if (!ret && ck.verity && !early)
-		ret = sched_verity_start(&sched, &ck);
+	/*
+	 * the tree's blocks no read of the walk checked (check/verity.h),
+	 * after it: each block is hashed once
+	 */
 	if (!ret && ck.verity)
-		ret = sched_verity_finish(&sched, &ck);
+		ret = sched_verity(&sched, &ck);
 	res->have_cpu = !cpu_share_take(&res->cpu, sched.pool);
 	if (res->have_cpu)
 		cpu_share_report(&res->cpu, rep);

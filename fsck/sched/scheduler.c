@@ -64,50 +64,40 @@ int sched_start(struct sched *s, struct checker *ck,
 	return 0;
 }
 
-int sched_verity_start(struct sched *s, struct checker *ck)
+int sched_verity(struct sched *s, struct checker *ck)
 {
 	struct verity_check *vc = ck->verity;
 	uint64_t n = verity_leaves(vc), i, bytes;
-	int ret = 0;
+	struct verity_leaf *leaves = calloc(n ? n : 1, sizeof(*leaves));
+	int ret = 0, err;
 
-	s->leaves = calloc(n ? n : 1, sizeof(*s->leaves));
-	if (!s->leaves) {
+	if (!leaves) {
 		report_nomem(ck->rep, NULL);
 		return -ENOMEM;
 	}
 	bytes = erofs_verity_info(vc->v)->data_per_leaf * vc->block_size;
 	for (i = 0; i < n && !ret; i++) {
-		s->leaves[i] = (struct verity_leaf){ .vc = vc, .leaf = i };
+		leaves[i] = (struct verity_leaf){ .vc = vc, .leaf = i };
 		/* -j1's pair takes turns to decode: hash on one thread too */
 		if (s->decoders)
 			ret = erofs_pool_run_here(s->pool, verity_leaf_task,
-						  &s->leaves[i]);
+						  &leaves[i]);
 		else /* SHA-256 costs about a nanosecond a byte */
 			ret = erofs_pool_submit(s->pool, verity_leaf_task,
-						&s->leaves[i], bytes);
+						&leaves[i], bytes);
 	}
-	if (ret)
+	err = erofs_pool_wait(s->pool);
+	free(leaves);
+	if (ret || err) {
 		report_nomem(ck->rep, NULL);
-	return ret;
-}
-
-int sched_verity_finish(struct sched *s, struct checker *ck)
-{
-	int err = erofs_pool_wait(s->pool);
-
-	free(s->leaves);
-	s->leaves = NULL;
-	if (err) {
-		report_nomem(ck->rep, NULL);
-		return err;
+		return ret ? ret : err;
 	}
-	return verity_sort(ck->verity, ck->rep, ck->decode);
+	return verity_sort(vc, ck->rep, ck->decode);
 }
 
 void sched_stop(struct sched *s)
 {
 	erofs_pool_destroy(s->pool);
-	free(s->leaves);
 	s->pool = NULL;
 	if (s->img)
 		erofs_decoders_unlimit(s->img);

@@ -14,8 +14,6 @@
 
 #include "sched/order.h"
 
-struct verity_leaf;
-
 struct checker;
 struct cost_workers;
 struct erofs_image;
@@ -34,7 +32,6 @@ struct sched {
 	uint64_t split_ns; /* piece cost target, 0: no split */
 	unsigned int splits_open; /* atomic: split files in flight */
 	unsigned int splits_max;
-	struct verity_leaf *leaves; /* the dm-verity sweep's tasks */
 };
 
 /*
@@ -46,13 +43,12 @@ int sched_start(struct sched *s, struct checker *ck,
 		const struct cost_workers *w);
 
 /*
- * Queue the sweep of every leaf of ck's dm-verity tree (check/verity.h)
- * on the workers (run it on the walker when they take turns to decode):
- * 0, or a negative errno after reporting. sched_verity_finish() waits
- * for it and reports what failed.
+ * After the walk, sweep every leaf of ck's dm-verity tree (check/verity.h:
+ * the blocks no read checked) on the workers (on the walker when they
+ * take turns to decode), wait for them and report what failed: 0, or a
+ * negative errno after reporting.
  */
-int sched_verity_start(struct sched *s, struct checker *ck);
-int sched_verity_finish(struct sched *s, struct checker *ck);
+int sched_verity(struct sched *s, struct checker *ck);
 
 /* After sched_start(), whatever it returned: stop the workers, free. */
 void sched_stop(struct sched *s);
