@@ -45,8 +45,6 @@ int integrity_gather(struct integrity *in, const struct fsck_cfg *cfg,
 		     const struct container_verity *carried,
 		     uint64_t file_bytes, uint64_t digests_checked)
 {
-	const struct erofs_verity_info *vi;
-	uint64_t covered;
 	unsigned int i;
 
 	*in = (struct integrity){ .file_bytes = file_bytes,
@@ -66,14 +64,9 @@ int integrity_gather(struct integrity *in, const struct fsck_cfg *cfg,
 	}
 	if (!vc || !vc->v)
 		return 0;
-	/* the tree covers the primary device, from its first byte */
-	vi = erofs_verity_info(vc->v);
-	covered = vi->data_blocks * vi->data_block_size;
-	covered = covered > img->devs[0].offset ? covered - img->devs[0].offset
-						: 0;
-	in->devs[0].verified =
-		covered < in->devs[0].bytes ? covered : in->devs[0].bytes;
-	in->verified = in->devs[0].verified;
+	/* a tree covers the primary device (verity_cover() says how far) */
+	in->devs[0].verified = vc->fs_covered;
+	in->verified = vc->fs_covered;
 	in->unverified -= in->verified;
 	return 0;
 }

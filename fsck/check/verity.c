@@ -82,7 +82,8 @@ int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
 	struct fsck_loc loc = { .label = rep->image,
 				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
-	uint64_t end = img->devs[0].offset + img->blocks * img->blksz;
+	uint64_t start = img->devs[0].offset, fs = img->blocks * img->blksz;
+	uint64_t end = start + fs, tree;
 
 	if (!vc->v)
 		return 0;
@@ -95,13 +96,16 @@ int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
 		return -EINVAL;
 	}
 	i = erofs_verity_info(vc->v);
-	if (end <= i->data_blocks * i->data_block_size)
+	tree = i->data_blocks * i->data_block_size;
+	vc->fs_covered = tree > start ? tree - start : 0;
+	if (vc->fs_covered > fs)
+		vc->fs_covered = fs;
+	if (vc->fs_covered == fs)
 		return 0;
 	report_problem(
 		rep, &loc,
 		"the filesystem's blocks end at byte %llu, past the %llu bytes the dm-verity tree covers: the tree does not cover the filesystem (a tree cut short passes its root hash; what lies past it is read as unverified and fails)",
-		(unsigned long long)end,
-		(unsigned long long)(i->data_blocks * i->data_block_size));
+		(unsigned long long)end, (unsigned long long)tree);
 	return 0;
 }
 

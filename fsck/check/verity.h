@@ -37,6 +37,7 @@ struct verity_check {
 	bool unusable; /* a tree was to be checked, and could not be */
 	struct erofs_source *hash; /* HASHFILE's, if not IMAGE's */
 	uint32_t block_size; /* of the data blocks */
+	uint64_t fs_covered; /* bytes of the filesystem the tree covers */
 	pthread_mutex_t lock; /* of what the leaf tasks add */
 	uint64_t *bad; /* data blocks that fail, sorted after */
 	size_t nbad, capbad;
@@ -61,7 +62,8 @@ int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
 /*
  * Once img is open on that source: --hash-offset inside the filesystem
  * is a usage error (-EINVAL), a tree that covers fewer bytes than the
- * filesystem's blocks a problem reported. 0 otherwise.
+ * filesystem's blocks a problem reported; vc->fs_covered says how many
+ * it covers. 0 otherwise.
  */
 int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
 		 const struct erofs_image *img, struct report *rep);

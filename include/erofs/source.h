@@ -43,8 +43,6 @@ const char *erofs_source_name(const struct erofs_source *src);
 uint64_t erofs_source_size(const struct erofs_source *src);
 /* How many pieces it is read as: sparse chunks or partition extents. */
 size_t erofs_source_pieces(const struct erofs_source *src);
-/* Is every read of it checked by a dm-verity tree (erofs/verity.h)? */
-bool erofs_source_verified(const struct erofs_source *src);
 
 /*
  * Read len bytes at byte pos. Anything past the end is -EFSCORRUPTED and

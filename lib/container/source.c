@@ -183,10 +183,6 @@ size_t erofs_source_pieces(const struct erofs_source *src)
 	return src->segs ? src->nsegs : 1;
 }
 
-bool erofs_source_verified(const struct erofs_source *src)
-{
-	return src->verity;
-}
 
 int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 		      uint64_t pos, struct erofs_err *err)
