@@ -169,19 +169,6 @@ static void *options_nomem(const char *opt, const char *arg)
 	exit(FSCK_EXIT_OPERATIONAL);
 }
 
-/* Past the leading '/' and "./" of path, as tar users write them. */
-static const char *past_anchor(const char *path)
-{
-	for (;;) {
-		if (path[0] == '/')
-			path++;
-		else if (path[0] == '.' && path[1] == '/')
-			path += 2;
-		else
-			return path;
-	}
-}
-
 /*
  * --cat=PATH: a path of the image (from a leading '/' or "./", as
  * --include takes it), without "." or ".." in it.
@@ -189,7 +176,7 @@ static const char *past_anchor(const char *path)
 static void add_cat(struct fsck_cfg *cfg, const char *path)
 {
 	const char **cats, **rels;
-	char *rel = strdup(past_anchor(path)), *c, *save = NULL;
+	char *rel = strdup(path + select_anchor(path)), *c, *save = NULL;
 	size_t len;
 
 	if (!rel)

@@ -190,7 +190,8 @@ static char *without_controls(char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i;
 
-	for (i = 0; p && p[i] && p[i] >= 0x20 && p[i] != 0x7f; i++)
+	/* NUL, below 0x20 too, ends the run */
+	for (i = 0; p && p[i] >= 0x20 && p[i] != 0x7f; i++)
 		;
 	if (!p || !p[i])
 		return s;

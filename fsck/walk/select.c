@@ -86,8 +86,7 @@ static void select_pattern_fini(struct select_pattern *p)
 	free(p->pat);
 }
 
-/* How much of pat anchors it at the start: '/' and "./", as tar users write. */
-static size_t select_anchor(const char *pat)
+size_t select_anchor(const char *pat)
 {
 	size_t skip = 0;
 

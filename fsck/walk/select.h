@@ -38,6 +38,12 @@
 
 struct erofs_ctx;
 struct select_pattern;
+
+/*
+ * How much of a path or pattern anchors it at the start: '/' and "./",
+ * as tar users write (--include=./etc, --cat=./etc/passwd).
+ */
+size_t select_anchor(const char *pat);
 struct select_name;
 struct select_dir;
 
