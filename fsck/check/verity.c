@@ -177,7 +177,9 @@ int verity_open(struct verity_check *vc, const struct fsck_cfg *cfg,
 		if (ret)
 			return ret;
 	} else if (!t || !t->found || cfg->no_verity) {
-		if (!cfg->root_hash || cfg->no_verity)
+		/* a tree to check that cannot be read: none is used */
+		vc->unusable = t && t->damaged && !cfg->no_verity;
+		if (!cfg->root_hash || cfg->no_verity || vc->unusable)
 			return 1;
 		report_usage(
 			rep,

@@ -34,7 +34,8 @@ struct fsck_cfg;
 
 struct verity_check {
 	struct erofs_verity *v;
-	bool unusable; /* a tree was to be checked, and could not be */
+	/* a tree was to be checked, and could not be: none is used */
+	bool unusable;
 	struct erofs_source *hash; /* HASHFILE's, if not IMAGE's */
 	uint32_t block_size; /* of the data blocks */
 	uint64_t fs_covered; /* bytes of the filesystem the tree covers */

@@ -38,6 +38,7 @@
  */
 struct container_verity {
 	bool found;
+	bool damaged; /* IMAGE carries one whose description is damaged */
 	struct erofs_source *hash; /* the verity partition's; NULL: IMAGE */
 	uint64_t offset; /* of the superblock in hash, or of the tree */
 	bool no_superblock; /* then params: */

@@ -172,6 +172,7 @@ int tree_of_avb(struct report *rep, const struct erofs_source *src,
 	erofs_err_clear(&err);
 	ret = erofs_avb_find_hashtree(src, &avb, &err);
 	if (ret < 0) {
+		tree->damaged = erofs_err_is_corruption(ret);
 		report_lib_error(rep, &loc, &err, ret);
 		return ret == -ENOMEM || ret == -EIO ? ret : 0;
 	}

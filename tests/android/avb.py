@@ -210,6 +210,17 @@ def damaged(tmp, raw):
             ["holds bytes other than zeros past its 2 digests"])
     variant("dm-verity version 2", desc, ">I", 2, 8,
             ["dm-verity version 2, not 1"])
+    # a footer whose vbmeta is damaged: the tree cannot be used, so
+    # nothing is extracted
+    img = bytearray(part)
+    struct.pack_into(">I", img, vb_off, 0)
+    out_dir = os.path.join(tmp, "damaged-vbmeta")
+    rc, _, err = run_fsck("--extract=" + out_dir,
+                          write_file(os.path.join(tmp, "bad.img"), img))
+    tap(rc == 4 and not os.path.exists(out_dir) and
+        "tree cannot be used: nothing is extracted" in err,
+        "a damaged vbmeta: exit 4, nothing extracted",
+        ["exit %d" % rc, err[-600:]])
     # impossible parameters the image carries: damage, and the
     # filesystem still checked (its entries counted at -d3)
     img = bytearray(part)
