@@ -822,6 +822,7 @@ int main(int argc, char **argv)
 	 * that the file being written is removed.
 	 */
 	interrupt_install(cfg.extract_dir != NULL);
+	erofs_set_stop_check(interrupted);
 
 	oo.path = rep.image;
 	oo.offset = cfg.offset;

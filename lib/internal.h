@@ -35,6 +35,12 @@ static inline int erofs_bound(uint64_t pos, uint64_t len, uint64_t size,
 			   (unsigned long long)pos, name);
 }
 
+/*
+ * Has the caller asked to stop (erofs_set_stop_check())? Then -EINTR,
+ * recorded in err: what a long loop returns.
+ */
+int erofs_stop_asked(struct erofs_err *err);
+
 static inline uint64_t erofs_round_up(uint64_t x, uint64_t align)
 {
 	return (x + align - 1) & ~(align - 1);

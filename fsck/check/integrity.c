@@ -10,6 +10,7 @@
 #include "erofs/image.h"
 #include "fsck.h"
 #include "util/report.h"
+#include "util/strbuf.h"
 
 /* Where the root hash of the tree in use (or that failed) came from. */
 static void integrity_root(struct integrity *in, const struct fsck_cfg *cfg,
@@ -77,15 +78,10 @@ void integrity_fini(struct integrity *in)
 	in->devs = NULL;
 }
 
-static double mib(uint64_t bytes)
-{
-	return (double)bytes / (1 << 20);
-}
-
 /* No tree verified the data: what is left unchecked, in words. */
 static void unverified_line(const struct integrity *in, struct report *rep)
 {
-	char digests[96] = "";
+	char digests[96] = "", size[SIZE_TEXT_MAX];
 
 	if (in->digests_checked)
 		snprintf(digests, sizeof(digests),
@@ -93,16 +89,17 @@ static void unverified_line(const struct integrity *in, struct report *rep)
 			 (unsigned long long)in->digests_checked);
 	report_msg(
 		rep, FSCK_LVL_WARN,
-		"%s: %s: %.1f MiB of file data and every inode field are unchecked (EROFS has no checksums; use --verity or --xattr-inode-digest)%s",
+		"%s: %s: %s of file data and every inode field are unchecked (EROFS has no checksums; use --verity or --xattr-inode-digest)%s",
 		rep->image,
 		in->tree_failed ? "the dm-verity tree could not be used"
 				: "no hash tree",
-		mib(in->file_bytes), digests);
+		size_text(size, in->file_bytes), digests);
 }
 
 /* The line of a run whose data no tree verified against a user's root. */
 static void integrity_line(const struct integrity *in, struct report *rep)
 {
+	char size[SIZE_TEXT_MAX];
 	unsigned int i;
 
 	if (in->tree_failed || !strcmp(in->root, "none")) {
@@ -117,9 +114,9 @@ static void integrity_line(const struct integrity *in, struct report *rep)
 	for (i = 1; i < in->ndevs; i++)
 		report_msg(
 			rep, FSCK_LVL_WARN,
-			"%s: device %u (%s): %.1f MiB that no hash tree covers",
+			"%s: device %u (%s): %s that no hash tree covers",
 			rep->image, i, in->devs[i].path,
-			mib(in->devs[i].bytes));
+			size_text(size, in->devs[i].bytes));
 }
 
 void integrity_report(const struct integrity *in, const struct fsck_cfg *cfg,

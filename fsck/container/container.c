@@ -15,6 +15,7 @@
 #include "util/outfile.h"
 #include "util/sparse.h"
 #include "util/spool.h"
+#include "util/strbuf.h"
 
 /* What --write-image reads and writes at once. */
 #define WRITE_IMAGE_CHUNK (1u << 20)
@@ -226,13 +227,38 @@ static int write_sparse(int fd, const uint8_t *buf, size_t len, uint64_t off)
 }
 
 /*
+ * len known zeros at off into fd: nothing with sparse (a hole, which the
+ * final size keeps), else zeros from buf, never read from the source.
+ */
+static int write_zero_run(int fd, bool sparse, uint8_t *buf, uint64_t len)
+{
+	size_t n;
+	int ret;
+
+	if (sparse)
+		return lseek(fd, (off_t)len, SEEK_CUR) < 0 ? -errno : 0;
+	memset(buf, 0, WRITE_IMAGE_CHUNK);
+	for (; len; len -= n) {
+		if (interrupted())
+			return -EINTR;
+		n = len < WRITE_IMAGE_CHUNK ? (size_t)len : WRITE_IMAGE_CHUNK;
+		ret = outfile_write_all(fd, buf, n, -1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * Every byte of src into fd; with sparse (fd a new regular file), zero
- * blocks as holes.
+ * blocks as holes. The runs the container itself says are zeros (a
+ * DONT_CARE chunk, a ZERO extent) are never read: a sparse image of a
+ * few KiB may claim terabytes of them.
  */
 static int copy_source(const struct erofs_source *src, int fd, bool sparse,
 		       uint8_t *buf, struct report *rep)
 {
-	uint64_t size = erofs_source_size(src), off;
+	uint64_t size = erofs_source_size(src), off, zeros;
 	struct erofs_err err;
 	size_t n;
 	int ret;
@@ -240,6 +266,15 @@ static int copy_source(const struct erofs_source *src, int fd, bool sparse,
 	for (off = 0; off < size; off += n) {
 		if (interrupted())
 			return -EINTR;
+		zeros = erofs_source_zeros_at(src, off);
+		if (zeros) {
+			ret = write_zero_run(fd, sparse, buf, zeros);
+			if (ret)
+				return ret;
+			off += zeros;
+			n = 0;
+			continue;
+		}
 		n = size - off < WRITE_IMAGE_CHUNK ? (size_t)(size - off)
 						   : WRITE_IMAGE_CHUNK;
 		erofs_err_clear(&err);
@@ -256,11 +291,38 @@ static int copy_source(const struct erofs_source *src, int fd, bool sparse,
 	return sparse && ftruncate(fd, (off_t)size) ? -errno : 0;
 }
 
+/*
+ * Refuse up front what cannot fit where it goes: every byte, or with
+ * sparse all but the known zeros. A destination that says nothing of
+ * its room (a pipe) is written until it fails or a signal stops it.
+ */
+static int check_room(const struct erofs_source *src, int fd, bool sparse,
+		      const char *path, struct report *rep)
+{
+	uint64_t need = erofs_source_size(src), room;
+	char needs[SIZE_TEXT_MAX], has[SIZE_TEXT_MAX];
+
+	if (sparse)
+		need -= erofs_source_zeros_total(src);
+	if (!outfile_room(fd, &room) || need <= room)
+		return 0;
+	report_fatal(
+		rep,
+		"cannot write %s: %s needs %llu bytes (%s%s), and there is room for %s",
+		path, rep->image, (unsigned long long)need,
+		size_text(needs, need),
+		sparse ? ", its zero runs left as holes"
+		       : "; --sparse leaves its zero runs as holes",
+		size_text(has, room));
+	return -ENOSPC;
+}
+
 int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 			  const struct erofs_source *src, const char *path)
 {
 	uint8_t *buf = malloc(WRITE_IMAGE_CHUNK);
 	struct outfile of;
+	bool sparse;
 	int ret;
 
 	if (!buf) {
@@ -293,7 +355,14 @@ int container_write_image(const struct fsck_cfg *cfg, struct report *rep,
 		return ret;
 	}
 	/* a device or pipe written in place holds no holes */
-	ret = copy_source(src, of.fd, cfg->sparse && of.tmp, buf, rep);
+	sparse = cfg->sparse && of.tmp;
+	ret = check_room(src, of.fd, sparse, path, rep);
+	if (ret) {
+		free(buf);
+		outfile_discard(&of);
+		return ret;
+	}
+	ret = copy_source(src, of.fd, sparse, buf, rep);
 	free(buf);
 	if (ret) {
 		outfile_discard(&of);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "util/outfile.h"
@@ -209,6 +212,22 @@ int outfile_write_all(int fd, const void *buf, size_t len, off_t off)
 			off += n;
 	}
 	return 0;
+}
+
+bool outfile_room(int fd, uint64_t *room)
+{
+	struct statvfs vfs;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	if (S_ISBLK(st.st_mode))
+		return !ioctl(fd, BLKGETSIZE64, room);
+	if (!S_ISREG(st.st_mode) || fstatvfs(fd, &vfs))
+		return false;
+	*room = (uint64_t)(geteuid() ? vfs.f_bavail : vfs.f_bfree) *
+		vfs.f_frsize;
+	return true;
 }
 
 const char *outfile_spool_dir(void)

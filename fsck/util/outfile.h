@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Read the caller's umask; first thing in main(), before any thread. */
@@ -66,6 +67,15 @@ void outfile_discard(struct outfile *of);
  * EINTR. 0, or a negative errno (-ENOSPC for a call that wrote nothing).
  */
 int outfile_write_all(int fd, const void *buf, size_t len, off_t off);
+
+/*
+ * How many bytes can still be written to fd: the free space of the
+ * filesystem of a regular file (the blocks kept for root counted for
+ * root), the size of a block device. false when nothing says (a pipe, a
+ * character device such as /dev/null): a writer whose size an image sets
+ * checks it before writing, not by filling the disk.
+ */
+bool outfile_room(int fd, uint64_t *room);
 
 /* $TMPDIR, or /tmp: where spool files go. */
 const char *outfile_spool_dir(void);

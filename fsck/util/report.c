@@ -328,6 +328,12 @@ static int lib_error_rec(struct report *r, const struct fsck_loc *loc,
 		offset = err->offset;
 	msg = err->msg[0] ? err->msg : strerror(-code);
 
+	/* the library stopped as asked: main() reports the signal */
+	if (code == -EINTR) {
+		if (!r->fatal)
+			r->fatal = code;
+		return 0;
+	}
 	if (erofs_err_is_corruption(code)) {
 		r->errors++;
 		r->status |= FSCK_EXIT_UNCORRECTED;

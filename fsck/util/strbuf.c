@@ -247,3 +247,22 @@ void sb_quote(struct strbuf *sb, const char *s, size_t len)
 		}
 	}
 }
+
+const char *size_text(char *buf, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB",
+					     "TiB", "PiB", "EiB" };
+	double v = (double)bytes / 1024;
+	unsigned int u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, SIZE_TEXT_MAX, "%u bytes", (unsigned int)bytes);
+		return buf;
+	}
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, SIZE_TEXT_MAX, "%.1f %s", v, units[u]);
+	return buf;
+}

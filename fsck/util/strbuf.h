@@ -67,4 +67,11 @@ void sb_hex(struct strbuf *sb, const void *data, size_t len);
 /* Does the escaped form of byte c differ from c itself? */
 bool esc_needed(unsigned char c, const char *extra);
 
+/*
+ * bytes for a reader, in the binary unit that keeps it under 1024 with
+ * one decimal ("5.7 MiB", "16.0 TiB"), in buf of SIZE_TEXT_MAX bytes.
+ */
+#define SIZE_TEXT_MAX 24
+const char *size_text(char *buf, uint64_t bytes);
+
 #endif

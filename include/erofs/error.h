@@ -8,7 +8,8 @@
  * Error classes: -EFSCORRUPTED (the image is inconsistent: a value outside
  * what the format allows), -EOPNOTSUPP (a valid feature this build cannot
  * read: an unknown incompat bit, a codec built without), -EIO (a device read
- * failed or ended early), -ENOMEM, -ENODEV (an extra device is missing).
+ * failed or ended early), -ENOMEM, -ENODEV (an extra device is missing),
+ * -EINTR (the caller asked the library to stop: erofs_set_stop_check()).
  */
 #ifndef EROFS_ERROR_H
 #define EROFS_ERROR_H
@@ -87,6 +88,15 @@ static inline void erofs_err_drop(struct erofs_err *err)
 {
 	erofs_err_clear(err);
 }
+
+/*
+ * Stopping long work. The library's loops whose length an image sets
+ * (indexing a sparse image's chunks, verifying its checksums) ask
+ * stopped(), once one is set, between pieces of work, and end with
+ * -EINTR when it says yes: how a command that catches signals stops soon
+ * after one. stopped() must be safe to call from any thread.
+ */
+void erofs_set_stop_check(bool (*stopped)(void));
 
 /* Is this a problem of the image (exit 4) rather than of the system (8)? */
 static inline int erofs_err_is_corruption(int code)

@@ -52,6 +52,17 @@ int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 		      uint64_t pos, struct erofs_err *err);
 
 /*
+ * How many bytes from pos on are known to read as zeros without reading
+ * them: the rest of the DONT_CARE or zero FILL run of a sparse image, or
+ * of a ZERO extent of a partition, that holds pos; 0 where pos is in no
+ * such run (bytes of the file, which may still be zeros), at or past the
+ * end, and for a source checked by a tree (every byte is read).
+ */
+uint64_t erofs_source_zeros_at(const struct erofs_source *src, uint64_t pos);
+/* How many bytes of src those runs hold in all. */
+uint64_t erofs_source_zeros_total(const struct erofs_source *src);
+
+/*
  * The checksums a sparse image carries (CRC32 chunks: the CRC32 of all
  * the unsparsed bytes before them, DONT_CARE counted as zeros), verified
  * by reading everything they cover once. 0 when they match or there are

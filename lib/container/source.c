@@ -339,7 +339,9 @@ static int crc_through(const struct erofs_source *src, uint64_t *pos,
 			continue;
 		}
 		n = n < bufsz ? n : bufsz;
-		ret = erofs_source_read(src, buf, (size_t)n, *pos, err);
+		ret = erofs_stop_asked(err);
+		if (!ret)
+			ret = erofs_source_read(src, buf, (size_t)n, *pos, err);
 		if (ret)
 			return ret;
 		*crc = crc32(*crc, buf, (uInt)n);

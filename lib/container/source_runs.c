@@ -112,3 +112,32 @@ int erofs_source_read_runs(const struct erofs_source *src, void *buf,
 	}
 	return 0;
 }
+
+static bool seg_zeros(const struct erofs_seg *s)
+{
+	return s->kind == EROFS_SEG_ZERO ||
+	       (s->kind == EROFS_SEG_FILL && !s->arg);
+}
+
+uint64_t erofs_source_zeros_at(const struct erofs_source *src, uint64_t pos)
+{
+	const struct erofs_seg *s;
+
+	if (!src->segs || src->verity || pos >= src->size)
+		return 0;
+	s = &src->segs[erofs_seg_find(src, pos)];
+	return seg_zeros(s) ? s[1].start - pos : 0;
+}
+
+uint64_t erofs_source_zeros_total(const struct erofs_source *src)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	if (!src->segs || src->verity)
+		return 0;
+	for (i = 0; i < src->nsegs; i++)
+		if (seg_zeros(&src->segs[i]))
+			total += src->segs[i + 1].start - src->segs[i].start;
+	return total;
+}

@@ -28,6 +28,9 @@ enum {
 	CHUNK_CRC32 = 0xcac4,
 };
 
+/* How many chunks are indexed between two looks at erofs_stop_asked(). */
+#define STOP_CHECK_CHUNKS 4096
+
 /* How much of the chunk table is read at once. */
 #define HEADER_WINDOW (64u << 10)
 
@@ -46,6 +49,7 @@ struct sparse_reader {
 	/* the chunk being read, for messages */
 	uint32_t index;
 	uint64_t chunk_pos;
+	size_t crc_cap; /* room in src->crcs */
 };
 
 bool erofs_sparse_magic(const void *head, size_t len)
@@ -144,21 +148,27 @@ static int chunk_bad(const struct sparse_reader *r, struct erofs_err *err,
 	return ret;
 }
 
-static int add_crc(struct erofs_source *src, const struct sparse_reader *r,
+static int add_crc(struct erofs_source *src, struct sparse_reader *r,
 		   uint64_t pos, uint32_t value)
 {
 	struct erofs_sparse_crc *crcs;
+	size_t cap;
 
-	crcs = reallocarray(src->crcs, src->ncrcs + 1, sizeof(*crcs));
-	if (!crcs)
-		return -ENOMEM;
-	crcs[src->ncrcs++] = (struct erofs_sparse_crc){
+	/* doubled as it fills: a million CRC32 chunks, not a million copies */
+	if (src->ncrcs == r->crc_cap) {
+		cap = r->crc_cap ? r->crc_cap * 2 : 16;
+		crcs = reallocarray(src->crcs, cap, sizeof(*crcs));
+		if (!crcs)
+			return -ENOMEM;
+		src->crcs = crcs;
+		r->crc_cap = cap;
+	}
+	src->crcs[src->ncrcs++] = (struct erofs_sparse_crc){
 		.pos = pos,
 		.fileoff = r->chunk_pos,
 		.index = r->index,
 		.value = value,
 	};
-	src->crcs = crcs;
 	return 0;
 }
 
@@ -268,6 +278,8 @@ int erofs_sparse_index(struct erofs_source *src, uint64_t file_size,
 	for (pos = r.file_hdr_sz; !ret && r.index < r.total_chunks; r.index++) {
 		r.chunk_pos = pos;
 		ret = read_chunk(&r, &t, src, &blocks, &pos, err);
+		if (!ret && !(r.index % STOP_CHECK_CHUNKS))
+			ret = erofs_stop_asked(err);
 	}
 	if (!ret && blocks != r.total_blks)
 		ret = erofs_error(

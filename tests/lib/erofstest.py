@@ -77,9 +77,10 @@ FSCK = os.environ.get("FSCK", "../fsck/fsck.erofs")
 # them and nothing else, and tests that want silence take them out.
 NOTE_RE = re.compile(
     r"^fsck\.erofs: .*: (?:(?:no hash tree|the dm-verity tree could not be "
-    r"used): [0-9.]+ MiB of file data and every inode field are unchecked "
-    r"|root hash taken from the image |device [0-9]+ \(.*\): [0-9.]+ MiB "
-    r"that no hash tree covers$).*\n?", re.M)
+    r"used): [0-9.]+ (?:bytes|[KMGTPE]iB) of file data and every inode "
+    r"field are unchecked |root hash taken from the image |device [0-9]+ "
+    r"\(.*\): [0-9.]+ (?:bytes|[KMGTPE]iB) that no hash tree covers$).*\n?",
+    re.M)
 
 
 def without_notes(err):

@@ -71,7 +71,7 @@ run_fsck()
 # The lines a run ends with when no hash tree verified its data against a
 # root hash the user gave (fsck/check/integrity.h): a clean run prints
 # them and nothing else.
-NOTE_ERE='^fsck\.erofs: .*: ((no hash tree|the dm-verity tree could not be used): [0-9.]+ MiB of file data and every inode field are unchecked |root hash taken from the image |device [0-9]+ \(.*\): [0-9.]+ MiB that no hash tree covers$)'
+NOTE_ERE='^fsck\.erofs: .*: ((no hash tree|the dm-verity tree could not be used): [0-9.]+ (bytes|[KMGTPE]iB) of file data and every inode field are unchecked |root hash taken from the image |device [0-9]+ \(.*\): [0-9.]+ (bytes|[KMGTPE]iB) that no hash tree covers$)'
 
 # quiet FILE: does FILE hold nothing but those lines?
 quiet()

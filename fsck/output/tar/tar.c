@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,10 +20,17 @@
 #include "util/knobs.h"
 #include "util/nidmap.h"
 #include "util/outfile.h"
+#include "util/strbuf.h"
 #include "util/window.h"
 
 /* Spooled data is copied to the archive through a buffer this big. */
 #define TAR_IO_BYTES (1u << 20)
+/*
+ * The zeros of a skipped hole are fed in steps this big (libarchive takes
+ * at most INT_MAX bytes a call), where the address space allows
+ * (tar_map_hole_zeros()).
+ */
+#define TAR_HOLE_MAP_BYTES ((size_t)INT_MAX + 1 - 4096)
 
 /* Deliverer: the archive is broken, nothing more is written. */
 static void tar_break(struct tar_writer *tw, int err, const char *why)
@@ -45,10 +53,14 @@ static la_ssize_t tar_out(struct archive *a, void *arg, const void *buf,
 	struct tar_writer *tw = arg;
 	int err;
 
+	/* an archive dropped mid-entry: no padding of the entry's rest */
+	if (tw->dropped)
+		return -1;
 	if (!tw->discard) {
 		err = outfile_write_all(tw->fd, buf, len, -1);
 		if (err)
 			tar_break(tw, -err, NULL);
+		tw->written += len;
 	}
 	return (la_ssize_t)len;
 }
@@ -178,17 +190,53 @@ static int tar_pread(struct tar_writer *tw, int fd, size_t len, uint64_t off)
 	return 0;
 }
 
+/*
+ * The zeros of a hole the entry's sparse map skips: libarchive's pax
+ * writer takes them and drops them unread (tar_sparse_map()), so a hole
+ * of petabytes is fed in steps of a mapping of zeros that no page backs,
+ * a thousand times fewer than over the buffer of TAR_IO_BYTES (512 PiB:
+ * 1.6 s, a signal seen between steps).
+ */
+static void tar_map_hole_zeros(struct tar_writer *tw)
+{
+	size_t len;
+	void *p;
+
+	for (len = TAR_HOLE_MAP_BYTES; len > TAR_IO_BYTES; len /= 2) {
+		p = mmap(NULL, len, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED) {
+			tw->hole_zeros = p;
+			tw->hole_zeros_len = len;
+			return;
+		}
+	}
+	tw->hole_zeros = tw->zeros;
+	tw->hole_zeros_len = TAR_IO_BYTES;
+}
+
 /* Bytes [off, off + len) of the data, or zeros for a hole. */
 static int tar_put_range(struct tar_writer *tw, const struct tar_data *d,
 			 uint64_t off, uint64_t len, bool hole)
 {
-	size_t n;
+	size_t n, step = TAR_IO_BYTES;
+	const uint8_t *zeros = tw->zeros;
 	int ret;
 
+	if (hole && tw->caps.sparse) {
+		if (!tw->hole_zeros)
+			tar_map_hole_zeros(tw);
+		zeros = tw->hole_zeros;
+		step = tw->hole_zeros_len;
+	}
 	while (len) {
-		n = len < TAR_IO_BYTES ? (size_t)len : TAR_IO_BYTES;
+		if (interrupted()) {
+			tar_break(tw, EINTR, NULL);
+			return -EINTR;
+		}
+		n = len < step ? (size_t)len : step;
 		if (hole || d->mem) {
-			ret = tar_put(tw, hole ? tw->zeros : d->mem + off, n);
+			ret = tar_put(tw, hole ? zeros : d->mem + off, n);
 		} else {
 			ret = tar_pread(tw, d->spool, n, off);
 			if (!ret)
@@ -333,10 +381,39 @@ static bool tar_link_to_first(struct tar_writer *tw, struct tar_file *tf)
 	return true;
 }
 
+/*
+ * Will the data of d fit what the output has left? An entry whose size
+ * the image sets is refused before a byte of it is written, not by
+ * filling the disk: the archive then breaks, FILE left as it was.
+ */
+static bool tar_data_fits(struct tar_writer *tw, const struct tar_data *d,
+			  const char *name)
+{
+	char needs[SIZE_TEXT_MAX], has[SIZE_TEXT_MAX], text[PATH_MAX + 160];
+	uint64_t stored = d->size, left;
+	size_t h;
+
+	if (!tw->room_known)
+		return true;
+	for (h = 0; tw->caps.sparse && h < d->nholes; h++)
+		stored -= d->holes[h].len;
+	left = tw->room > tw->written ? tw->room - tw->written : 0;
+	if (stored <= left)
+		return true;
+	snprintf(text, sizeof(text),
+		 "%s needs %s in the archive, and there is room for %s%s",
+		 name, size_text(needs, stored), size_text(has, left),
+		 d->nholes && !tw->caps.sparse
+			 ? " (its holes are stored as zeros but in --format=pax)"
+			 : "");
+	tar_break(tw, ENOSPC, text);
+	return false;
+}
+
 static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 {
-	const struct tar_first *first;
-	struct tar_data d;
+	const struct tar_first *first = NULL;
+	struct tar_data d = { 0 };
 
 	/* inode numbers that tell the entries apart, but for links */
 	if (tw->caps.inodes)
@@ -346,21 +423,20 @@ static void tar_write(struct tar_writer *tw, struct tar_file *tf)
 		return;
 	if (tar_warc_too_long(tw, tf))
 		return;
+	if (tf->kind == TAR_FILE) {
+		tar_data_of_file(tf, &d);
+	} else if (tf->kind == TAR_LINK && tw->caps.links == TAR_LINKS_COPY) {
+		first = nidmap_find(&tw->first, tf->nid);
+		if (first->keep >= 0)
+			tar_data_of_first(first, &d);
+	}
+	if (!tar_data_fits(tw, &d, tf->name))
+		return;
 	if (!tar_header_written(tw, archive_write_header(tw->a, tf->entry),
 				tf->name))
 		return;
-	if (tf->kind == TAR_FILE) {
-		tar_data_of_file(tf, &d);
-		if (tar_put_data(tw, &d))
-			return;
-	} else if (tf->kind == TAR_LINK && tw->caps.links == TAR_LINKS_COPY) {
-		first = nidmap_find(&tw->first, tf->nid);
-		if (first->keep >= 0) {
-			tar_data_of_first(first, &d);
-			if (tar_put_data(tw, &d))
-				return;
-		}
-	}
+	if (d.size && tar_put_data(tw, &d))
+		return;
 	if (tf->linked)
 		tar_remember(tw, tf);
 }
@@ -385,6 +461,11 @@ static void tar_deliver(void *arg, struct ord_item *item)
 	struct tar_file *tf = (struct tar_file *)item;
 	struct tar_writer *tw = arg;
 
+	if (tf->left_out) {
+		tw->spool_failed++;
+		tw->spool_err = tf->left_out;
+		tar_named_add(&tw->left_out, tf->name, tw->all_names);
+	}
 	if (tf->ok && !tar_failed(tw))
 		tar_write(tw, tf);
 	tar_file_free(tf);
@@ -434,6 +515,9 @@ static int tar_setup(struct tar_writer *tw, struct report *rep)
 		ret = tar_open_output(tw, rep);
 	if (ret)
 		return ret;
+	/* compressed, the archive's size is not the data's */
+	tw->room_known = !tar_compression(tw->file, tw->compress) &&
+			 outfile_room(tw->fd, &tw->room);
 	if (archive_write_open(tw->a, tw, NULL, tar_out, NULL) != ARCHIVE_OK) {
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     archive_error_string(tw->a));
@@ -632,11 +716,14 @@ int tar_file_queue(struct tar_writer *tw, struct tar_file *tf,
 	return 0;
 }
 
-/* A file read correctly that cannot go into the archive. */
-static void tar_left_out(struct tar_writer *tw, int err)
+/*
+ * A file read correctly that cannot go into the archive: counted and
+ * named when its turn comes (tar_deliver()).
+ */
+static void tar_left_out(struct tar_file *tf, int err)
 {
-	__atomic_add_fetch(&tw->spool_failed, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&tw->spool_err, err, __ATOMIC_RELAXED);
+	tf->ok = false;
+	tf->left_out = err;
 }
 
 void tar_file_done(struct tar_file *tf, bool ok, bool failed,
@@ -647,7 +734,7 @@ void tar_file_done(struct tar_file *tf, bool ok, bool failed,
 
 	tf->ok = ok && !err;
 	if (ok && err)
-		tar_left_out(tw, err);
+		tar_left_out(tf, err);
 	if (!ok && failed)
 		__atomic_add_fetch(&tw->check_failed, 1, __ATOMIC_RELAXED);
 	if (tf->ok) {
@@ -657,7 +744,7 @@ void tar_file_done(struct tar_file *tf, bool ok, bool failed,
 		if (tf->entry)
 			tar_sparse_map(tf);
 		else
-			tar_left_out(tw, ENOMEM);
+			tar_left_out(tf, ENOMEM);
 	}
 	ord_window_complete(&tw->window, &tf->item);
 }
@@ -666,10 +753,16 @@ static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
 {
 	int ret = 0;
 
-	/* an archive left incomplete gets no end */
-	if (!complete)
-		tw->discard = true;
-	if (archive_write_close(tw->a) != ARCHIVE_OK) {
+	/*
+	 * An archive left incomplete gets no end. libarchive would still
+	 * pad the entry it was writing to its size (petabytes, for a hole
+	 * the format stores as zeros): every write now fails instead, and
+	 * its close still frees what it holds.
+	 */
+	if (!complete) {
+		tw->discard = tw->dropped = true;
+		archive_write_close(tw->a);
+	} else if (archive_write_close(tw->a) != ARCHIVE_OK) {
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     archive_error_string(tw->a));
 		ret = -EIO;
@@ -694,9 +787,21 @@ int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
 	/* an interrupted archive is reported as such, and nothing else */
 	if (!interrupted())
 		tar_report(tw, rep);
-	if (tar_failed(tw)) {
+	/* a signal that broke it off is main()'s to report */
+	if (tar_failed(tw) && tw->err != EINTR)
 		report_fatal(rep, "--tar=%s: %s", tw->file,
 			     tw->errtext ? tw->errtext : strerror(tw->err));
+	/*
+	 * FILE is replaced by an archive of every entry the check passed
+	 * (exit 0 or 4), never by one that misses some for another reason;
+	 * a pipe still gets the end of what it was given.
+	 */
+	if (complete && tw->out.target &&
+	    (rep->fatal || (rep->status & FSCK_EXIT_OPERATIONAL))) {
+		report_msg(rep, FSCK_LVL_WARN,
+			   "--tar=%s: not replaced, as the archive is not complete",
+			   tw->file);
+		complete = false;
 	}
 	return tar_end(tw, rep, complete);
 }
@@ -708,8 +813,8 @@ void tar_close(struct tar_writer *tw)
 
 	if (!tw)
 		return;
-	/* not finished: freeing would end the archive */
-	tw->discard = true;
+	/* not finished: freeing would end the archive (tar_end()) */
+	tw->discard = tw->dropped = true;
 	if (tw->a)
 		archive_write_free(tw->a);
 	outfile_discard(&tw->out);
@@ -731,7 +836,10 @@ void tar_close(struct tar_writer *tw)
 	}
 	tar_losses_fini(&tw->losses);
 	tar_named_fini(&tw->binary_names);
+	tar_named_fini(&tw->left_out);
 	free(tw->errtext);
+	if (tw->hole_zeros && tw->hole_zeros != tw->zeros)
+		munmap((void *)tw->hole_zeros, tw->hole_zeros_len);
 	free(tw->io);
 	free(tw->zeros);
 	free(tw);

@@ -46,19 +46,28 @@ struct tar_writer {
 	uint64_t seq; /* walker: the next entry's */
 	struct tar_losses losses;
 	bool all_names; /* -d3: every entry named in the report */
-	uint64_t spool_failed; /* atomic: files left out */
 	uint64_t check_failed; /* atomic: left out, their check failed */
-	int spool_err; /* atomic: errno of one of them */
 	bool failed; /* atomic: the archive is broken */
 	bool discard; /* drop what libarchive writes from now on */
+	bool dropped; /* and fail its writes: the archive is given up */
 	/* the deliverer's (one thread at a time, in order) */
 	uint8_t *io, *zeros; /* TAR_IO_BYTES each */
+	/* zeros fed for a hole the sparse map skips: mapped, never touched */
+	const uint8_t *hole_zeros;
+	size_t hole_zeros_len;
+	bool room_known; /* the output says how much it takes: */
+	uint64_t room; /* what it took at the start */
+	uint64_t written; /* what libarchive has written since */
 	struct nidmap first; /* nid -> struct tar_first */
 	struct tar_msg msgs[TAR_MAX_MSGS];
 	unsigned int nmsgs;
 	uint64_t more_msgs;
 	uint64_t orphans; /* later names of a left-out file */
 	struct tar_named binary_names; /* not UTF-8: stored as bytes */
+	/* read correctly, but their data could not be kept */
+	uint64_t spool_failed;
+	int spool_err; /* the errno of one of them */
+	struct tar_named left_out;
 	int err; /* why the archive broke */
 	char *errtext;
 };
@@ -106,6 +115,7 @@ struct tar_file {
 	uint8_t *mem; /* the data, or NULL */
 	int spool; /* or the data's spool, or -1 */
 	int err; /* atomic: a write failed */
+	int left_out; /* read correctly, not archived: why (an errno) */
 	pthread_mutex_t lock; /* holes */
 	struct tar_hole *holes;
 	size_t nholes, holecap;

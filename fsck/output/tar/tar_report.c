@@ -10,6 +10,7 @@
 #include "output/tar/tar.h"
 #include "output/tar/tar_internal.h"
 #include "output/tar/tarentry.h"
+#include "util/outfile.h"
 
 /*
  * Count libarchive's message about entry name by kind: its text up to a
@@ -144,13 +145,16 @@ static void tar_report_msgs(struct tar_writer *tw, struct report *rep)
 			"--tar: %llu %s left out, whose data or xattrs failed the check",
 			(unsigned long long)tw->check_failed,
 			report_noun(tw->check_failed, "file", "files"));
-	if (tw->spool_failed)
+	if (tw->spool_failed) {
+		tar_names_of(&tw->left_out, NULL, &names);
 		report_failure(
 			rep, NULL,
-			"--tar: %llu %s left out: cannot keep their data: %s",
+			"--tar: %llu %s left out: cannot keep their data in %s (TMPDIR): %s%s",
 			(unsigned long long)tw->spool_failed,
 			report_noun(tw->spool_failed, "file", "files"),
-			strerror(tw->spool_err));
+			outfile_spool_dir(), strerror(tw->spool_err),
+			names.len ? names.s : "");
+	}
 	sb_release(&names);
 }
 
