@@ -235,8 +235,11 @@ static int write_zero_run(int fd, bool sparse, uint8_t *buf, uint64_t len)
 	size_t n;
 	int ret;
 
+	/* past the largest file the filesystem holds: EINVAL, said EFBIG */
 	if (sparse)
-		return lseek(fd, (off_t)len, SEEK_CUR) < 0 ? -errno : 0;
+		return lseek(fd, (off_t)len, SEEK_CUR) < 0
+			       ? (errno == EINVAL ? -EFBIG : -errno)
+			       : 0;
 	memset(buf, 0, WRITE_IMAGE_CHUNK);
 	for (; len; len -= n) {
 		if (interrupted())
@@ -288,7 +291,9 @@ static int copy_source(const struct erofs_source *src, int fd, bool sparse,
 			return ret;
 	}
 	/* a hole at the end still counts in the size */
-	return sparse && ftruncate(fd, (off_t)size) ? -errno : 0;
+	if (sparse && ftruncate(fd, (off_t)size))
+		return errno == EINVAL ? -EFBIG : -errno;
+	return 0;
 }
 
 /*

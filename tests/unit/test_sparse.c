@@ -267,10 +267,85 @@ START_TEST(test_block_size_not_multiple_of_4)
 }
 END_TEST
 
+/* Runs of zeros the table knows: the DONT_CARE chunk's, not FILL's. */
+START_TEST(test_zeros_known)
+{
+	static struct image im;
+	struct erofs_source *src;
+	char path[64];
+
+	mixed(&im, true);
+	src = open_ok(finish(&im, path));
+	ck_assert_uint_eq(erofs_source_zeros_at(src, 0), 0);
+	ck_assert_uint_eq(erofs_source_zeros_at(src, 3 * BLK), 0);
+	ck_assert_uint_eq(erofs_source_zeros_at(src, 5 * BLK), 2 * BLK);
+	ck_assert_uint_eq(erofs_source_zeros_at(src, 6 * BLK + 5), BLK - 5);
+	ck_assert_uint_eq(erofs_source_zeros_at(src, 7 * BLK), 0);
+	ck_assert_uint_eq(erofs_source_zeros_at(src, 8 * BLK), 0);
+	ck_assert_uint_eq(erofs_source_zeros_total(src), 2 * BLK);
+	erofs_source_close(src);
+	unlink(path);
+}
+END_TEST
+
+/* Many CRC32 chunks (the table grows past its first room), all checked. */
+START_TEST(test_many_crc_chunks)
+{
+	static struct image im;
+	struct erofs_source *src;
+	struct erofs_err err;
+	uint32_t crc;
+	char path[64];
+	int i;
+
+	mixed(&im, true);
+	memcpy(&crc, im.buf + im.len - 4, 4);
+	for (i = 0; i < 100; i++)
+		chunk(&im, CRC32, 0, &crc, 4);
+	src = open_ok(finish(&im, path));
+	erofs_err_clear(&err);
+	ck_assert_int_eq(erofs_source_verify(src, &err), 0);
+	erofs_source_close(src);
+	unlink(path);
+}
+END_TEST
+
+static bool stop_now(void)
+{
+	return true;
+}
+
+/* A caller that asks to stop gets -EINTR from indexing and verifying. */
+START_TEST(test_stop_asked)
+{
+	static struct image im;
+	struct erofs_source *src = NULL;
+	struct erofs_err err;
+	char path[64];
+
+	mixed(&im, true);
+	finish(&im, path);
+	erofs_set_stop_check(stop_now);
+	erofs_err_clear(&err);
+	ck_assert_int_eq(erofs_source_open(&src, path, -1, &err), -EINTR);
+	erofs_err_drop(&err);
+	erofs_set_stop_check(NULL);
+	src = open_ok(path);
+	erofs_set_stop_check(stop_now);
+	ck_assert_int_eq(erofs_source_verify(src, &err), -EINTR);
+	erofs_err_drop(&err);
+	erofs_set_stop_check(NULL);
+	erofs_source_close(src);
+	unlink(path);
+}
+END_TEST
+
 UNIT_MAIN("sparse", NULL,
 	  { "sparse",
 	    .tests = UNIT_TESTS(test_every_chunk_type, test_reads_across_chunks,
 				test_crc_mismatch_named, test_bad_chunk_type,
 				test_raw_chunk_short, test_block_count_differs,
 				test_fill_body_size, test_version_2,
-				test_block_size_not_multiple_of_4) })
+				test_block_size_not_multiple_of_4,
+				test_zeros_known, test_many_crc_chunks,
+				test_stop_asked) })
