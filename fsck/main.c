@@ -648,6 +648,40 @@ static void report_stdout(struct report *rep)
 }
 
 /*
+ * A superblock whose checksum is wrong, or an image cut short of the
+ * blocks it claims (opened with erofs_open_opts.salvage): each a problem
+ * found. A check goes on past them, and so does --ignore-errors, to
+ * salvage what the rest holds (reads past the end fail one by one);
+ * any other output stops, saying how to go on.
+ */
+static int superblock_damage(const struct fsck_cfg *cfg, struct report *rep,
+			     struct erofs_image **img)
+{
+	struct fsck_loc loc = { .label = rep->image,
+				.nid = EROFS_NO_NID,
+				.offset = EROFS_NO_OFFSET };
+	bool writes = cfg->extract_dir || cfg->tar || cfg->ncats;
+	unsigned int i;
+
+	for (i = 0; i < (*img)->ndamage; i++)
+		report_lib_error(rep, &loc, &(*img)->damage[i],
+				 (*img)->damage[i].code);
+	if (!(*img)->ndamage || !writes || cfg->ignore_errors) {
+		if ((*img)->ndamage && writes)
+			report_msg(rep, FSCK_LVL_WARN,
+				   "%s: going on past the superblock's damage (--ignore-errors)",
+				   rep->image);
+		return 0;
+	}
+	report_msg(rep, FSCK_LVL_WARN,
+		   "%s: nothing written; --ignore-errors goes on past the superblock's damage and salvages the rest",
+		   rep->image);
+	erofs_image_close(*img);
+	*img = NULL;
+	return -EFSCORRUPTED;
+}
+
+/*
  * Open the image in oo->source, every read of it checked by the dm-verity
  * tree the options name or it carries (vc, check/verity.h), after
  * writing it out with --write-image: 0, a negative errno after
@@ -685,6 +719,8 @@ static int open_image_source(const struct fsck_cfg *cfg, struct report *rep,
 	ret = erofs_image_open(img, oo, &err);
 	if (ret < 0)
 		report_lib_error(rep, &loc, &err, ret);
+	if (!ret)
+		ret = superblock_damage(cfg, rep, img);
 	return ret ? ret : verity_cover(vc, cfg, *img, rep);
 }
 
@@ -829,6 +865,7 @@ int main(int argc, char **argv)
 	oo.devices = cfg.devices;
 	oo.ndevices = cfg.ndevices;
 	oo.no_sbcrc = cfg.no_sbcrc;
+	oo.salvage = true;
 	oo.frag_cache_budget = frag_cache_budget(res.jobs);
 	if (cfg.list_partitions)
 		list_partitions(&cfg, &rep);

@@ -5,6 +5,7 @@
 
 #include "erofs/inode.h"
 #include "extract/extract.h"
+#include "util/interrupt.h"
 #include "util/xattr_list.h"
 #include "walk/walk.h"
 
@@ -113,6 +114,11 @@ static enum fsck_result x_out_file_end(void *priv, void *file,
 		return FSCK_OK;
 	if (f->fd >= 0 && r != FSCK_OK) {
 		extract_file_abort(x, f->dir, of->name, f->fd);
+		/* the problem said what was wrong; this, what became of it */
+		if (r == FSCK_REPORTED && !of->data_ok && !interrupted())
+			report_warning(
+				of->rep, of->loc,
+				"not extracted, as its data failed the check (--ignore-errors keeps what can be read)");
 	} else if (f->fd >= 0) {
 		ret = extract_file_commit(x, of->rep, of->loc, f->dir, of->name,
 					  f->fd, of->inode, of->xl,

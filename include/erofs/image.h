@@ -39,12 +39,22 @@ struct erofs_xattr_prefix {
 	char *infix;		/* not NUL-terminated */
 };
 
+/* What a salvaging open lets through: a wrong checksum, a short image. */
+#define EROFS_SB_DAMAGE_MAX 2
+
 struct erofs_open_opts {
 	const char *path;		/* image file or block device */
 	uint64_t offset;		/* byte offset of the image in path */
 	const char *const *devices;	/* extra devices, in table order */
 	unsigned int ndevices;
 	bool no_sbcrc;			/* skip the superblock checksum */
+	/*
+	 * Open an image whose superblock checksum is wrong or which is cut
+	 * short of the blocks it claims: each is recorded in the image's
+	 * damage (below) instead of failing the open, and a read past the
+	 * end then fails by itself, so that the rest can be salvaged.
+	 */
+	bool salvage;
 	bool use_fd;			/* read fd (a copy of it): path names it */
 	int fd;
 	/*
@@ -74,6 +84,9 @@ struct erofs_image {
 	uint32_t sb_size;
 	uint32_t checksum;
 	bool sbcrc_checked;
+	/* with salvage: what was wrong with the superblock, that it opened */
+	struct erofs_err damage[EROFS_SB_DAMAGE_MAX];
+	unsigned int ndamage;
 
 	uint64_t blocks;		/* primary device size in blocks */
 	uint64_t meta_blkaddr;

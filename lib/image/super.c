@@ -3,6 +3,7 @@
  * Opening an image: superblock, checksum, feature gates, compression
  * records, device table, special inodes and long xattr prefixes.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +81,34 @@ static int check_incompat(struct erofs_image *img, struct erofs_err *err)
 			   unknown, EROFS_ALL_FEATURE_INCOMPAT);
 }
 
+/*
+ * Damage a salvaging open goes on past (erofs_open_opts.salvage): kept in
+ * the image for the caller to report, 0; else the open fails with it.
+ */
+static int sb_damage(struct erofs_image *img, bool salvage,
+		     struct erofs_err *err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int sb_damage(struct erofs_image *img, bool salvage,
+		     struct erofs_err *err, uint64_t off, const char *fmt, ...)
+{
+	struct erofs_err *rec = err;
+	va_list ap;
+	int ret;
+
+	if (salvage && img->ndamage < EROFS_SB_DAMAGE_MAX) {
+		rec = &img->damage[img->ndamage++];
+		erofs_err_clear(rec);
+	}
+	va_start(ap, fmt);
+	ret = erofs_errorv(rec, -EFSCORRUPTED, EROFS_NO_NID, off, NULL, fmt,
+			   ap);
+	va_end(ap);
+	return rec == err ? ret : 0;
+}
+
 static int verify_checksum(struct erofs_image *img, uint8_t *blk, size_t len,
-			   struct erofs_err *err)
+			   bool salvage, struct erofs_err *err)
 {
 	uint32_t crc;
 
@@ -89,9 +116,10 @@ static int verify_checksum(struct erofs_image *img, uint8_t *blk, size_t len,
 	crc = erofs_crc32c(~0u, blk, len);
 	erofs_put32(blk + EROFS_SB_CHECKSUM, img->checksum);
 	if (crc != img->checksum)
-		return SB_CORRUPT(err, EROFS_SUPER_OFFSET + EROFS_SB_CHECKSUM,
-				  "superblock checksum mismatch: stored 0x%08x, computed 0x%08x",
-				  img->checksum, crc);
+		return sb_damage(img, salvage, err,
+				 EROFS_SUPER_OFFSET + EROFS_SB_CHECKSUM,
+				 "superblock checksum mismatch: stored 0x%08x, computed 0x%08x",
+				 img->checksum, crc);
 	img->sbcrc_checked = true;
 	return 0;
 }
@@ -132,9 +160,11 @@ static void parse_fields(struct erofs_image *img, const uint8_t *sb)
 }
 
 static int check_fields(struct erofs_image *img, const uint8_t *sb,
+			bool salvage,
 			struct erofs_err *err)
 {
 	uint64_t need;
+	int ret;
 
 	if (sb[EROFS_SB_DIRBLKBITS])
 		return SB_CORRUPT(err, EROFS_SUPER_OFFSET + EROFS_SB_DIRBLKBITS,
@@ -162,12 +192,22 @@ static int check_fields(struct erofs_image *img, const uint8_t *sb,
 				  "block count %llu overflows",
 				  (unsigned long long)img->blocks);
 	need = img->blocks << img->blkszbits;
-	if (need > img->devs[0].size)
-		return SB_CORRUPT(err, EROFS_SUPER_OFFSET + EROFS_SB_BLOCKS_LO,
-				  "image truncated: superblock says %llu blocks (%llu bytes), the image has %llu bytes",
-				  (unsigned long long)img->blocks,
-				  (unsigned long long)need,
-				  (unsigned long long)img->devs[0].size);
+	if (need > img->devs[0].size) {
+		ret = sb_damage(img, salvage, err,
+				EROFS_SUPER_OFFSET + EROFS_SB_BLOCKS_LO,
+				"image truncated: superblock says %llu blocks (%llu bytes), the image has %llu bytes",
+				(unsigned long long)img->blocks,
+				(unsigned long long)need,
+				(unsigned long long)img->devs[0].size);
+		if (ret)
+			return ret;
+		/*
+		 * Salvaging: extents are placed in the size the image was
+		 * made with, and a read past the end of its source fails
+		 * there, by itself (erofs_source_read()).
+		 */
+		img->devs[0].size = need;
+	}
 	if (img->xattr_prefix_count > EROFS_XATTR_PREFIX_MAX)
 		return SB_CORRUPT(err,
 				  EROFS_SUPER_OFFSET + EROFS_SB_XATTR_PREFIX_COUNT,
@@ -181,7 +221,8 @@ static int check_fields(struct erofs_image *img, const uint8_t *sb,
 	return 0;
 }
 
-static int read_superblock(struct erofs_image *img, bool no_sbcrc,
+static int read_superblock(struct erofs_image *img,
+			   const struct erofs_open_opts *opts,
 			   struct erofs_err *err)
 {
 	uint8_t head[EROFS_SUPER_OFFSET + EROFS_SB_BASE_SIZE];
@@ -234,15 +275,15 @@ static int read_superblock(struct erofs_image *img, bool no_sbcrc,
 				   "out of memory");
 	ret = erofs_io_pread(&img->devs[0], blk, blklen, EROFS_SUPER_OFFSET,
 			     err);
-	if (!ret && !no_sbcrc &&
+	if (!ret && !opts->no_sbcrc &&
 	    (img->feature_compat & EROFS_FEATURE_COMPAT_SB_CHKSUM))
-		ret = verify_checksum(img, blk, blklen, err);
+		ret = verify_checksum(img, blk, blklen, opts->salvage, err);
 	if (!ret) {
 		uint8_t full[EROFS_SB_MAX_SIZE] = { 0 };
 
 		memcpy(full, blk, img->sb_size);
 		parse_fields(img, full);
-		ret = check_fields(img, full, err);
+		ret = check_fields(img, full, opts->salvage, err);
 	}
 	free(blk);
 	return ret;
@@ -604,7 +645,7 @@ int erofs_image_open(struct erofs_image **out,
 				    opts->use_fd ? opts->fd : -1, opts->offset,
 				    err);
 	if (!ret)
-		ret = read_superblock(img, opts->no_sbcrc, err);
+		ret = read_superblock(img, opts, err);
 	if (!ret)
 		ret = erofs_io_pread(&img->devs[0], sb, img->sb_size,
 				     EROFS_SUPER_OFFSET, err);

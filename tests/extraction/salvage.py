@@ -18,6 +18,14 @@ that cannot be read), each of which an error names. The exit status is
 - a name in a subdirectory's block (that directory's entries are lost,
   the rest of the tree is not);
 - a file's inode (that file is lost, and named);
+- a wrong superblock checksum: --ignore-errors goes on past it, saying
+  so, and every file comes back; without it nothing is written and the
+  run says how to go on;
+- an image cut to 60% of its blocks: the blocks before the cut are read,
+  a read past it fails by itself, and the files held before it come back
+  (half of the tree, its large directory's blocks lying past the cut);
+- without --ignore-errors, the damaged file's lines say it was not
+  extracted;
 - a salvaged file keeps the time it was written, not the image's mtime:
   --keep-existing with the undamaged image replaces it, as it replaces a
   file of the same size and another mtime (and keeps one of the same
@@ -246,6 +254,11 @@ def main():
                         lambda rel: False),
             "pcluster: without --ignore-errors the file is left out whole",
             ["exit %d" % rc] + err.splitlines()[:4])
+        tap(re.search(r"^fsck\.erofs: /mixed\.bin: nid \d+, offset \d+: "
+                      r"warning: not extracted, as its data failed the "
+                      r"check", err, re.M),
+            "pcluster: without --ignore-errors a line says it was not "
+            "extracted", err.splitlines()[:4])
 
         rng = ranges.get("mixed.bin", [(0, 0)])[0]
         _, err, got, _, out = c.extract("--ignore-errors", "--sparse")
@@ -310,7 +323,35 @@ def main():
         tap(rc == 4 and named and "mixed.bin" not in got and not problems,
             "inode: a file's inode damaged: that file lost and named, "
             "the rest extracted", problems + err.splitlines()[:4])
+        superblock_damage(tmp, img)
     return tap_end()
+
+
+def superblock_damage(tmp, img):
+    data = bytearray(img.data)
+    data[1024 + 4] ^= 0x40  # the superblock checksum
+    c = Case(FSCK, tmp, "sbcrc", img, bytes(data))
+    _, err, _, _, _ = c.extract("--ignore-errors")
+    c.check("a wrong superblock checksum: every file salvaged", None)
+    tap("superblock checksum mismatch" in err and
+        "going on past the superblock's damage (--ignore-errors)" in err,
+        "sbcrc: the mismatch reported, and that the run goes on past it",
+        err.splitlines()[:4])
+    rc, err, got, _, _ = c.extract()
+    tap(rc == 4 and not got and "--ignore-errors goes on past the "
+        "superblock's damage" in err,
+        "sbcrc: without --ignore-errors nothing written, saying how to "
+        "go on", ["exit %d, %d files" % (rc, len(got))] +
+        err.splitlines()[:4])
+    blocks = len(img.data) // 4096
+    c = Case(FSCK, tmp, "truncated", img, img.data[:blocks * 6 // 10 * 4096])
+    c.check("cut to 60% of its blocks: what lies before the cut salvaged",
+            None, lambda rel: True)
+    rc, err, got, _, _ = c.extract("--ignore-errors")
+    tap(rc == 4 and len(got) >= len(c.good) // 2 and
+        "image truncated" in err,
+        "truncated: %d of %d files come back" % (len(got), len(c.good)),
+        ["exit %d" % rc] + err.splitlines()[:4])
 
 
 if __name__ == "__main__":
