@@ -45,6 +45,7 @@
 #include "util/stdout_check.h"
 #include "util/strbuf.h"
 #include "visit.h"
+#include "walk/nid_named.h"
 #include "walk/select.h"
 #include "walk/strip.h"
 #include "walk/walk.h"
@@ -131,6 +132,34 @@ static bool nid_past_end(const struct erofs_image *img, uint64_t nid)
 	return slot >= (end - (base < end ? base : end)) >> EROFS_ISLOTBITS;
 }
 
+/*
+ * A --nid that holds no inode is a usage error when no entry of the tree
+ * names it (a number mistyped); one that an entry names is an inode the
+ * image damaged, which the walk reports.
+ */
+static int nid_starts_inode(struct erofs_ctx *ctx, struct report *rep,
+			    uint64_t nid)
+{
+	struct erofs_inode inode;
+	int named;
+
+	if (!erofs_read_inode(ctx, nid, &inode))
+		return 0;
+	erofs_err_drop(erofs_ctx_err(ctx));
+	named = nid_named_in_tree(ctx, nid);
+	if (named < 0) {
+		report_nomem(rep, NULL);
+		return named;
+	}
+	if (named)
+		return 0;
+	report_usage(rep,
+		     "--nid=%llu: no inode starts there, and no directory entry names it (the root is nid %llu)",
+		     (unsigned long long)nid,
+		     (unsigned long long)erofs_ctx_image(ctx)->root_nid);
+	return -EINVAL;
+}
+
 static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 			const struct fsck_cfg *cfg, struct walk_opts *wo,
 			char **base)
@@ -151,6 +180,9 @@ static int choose_start(struct erofs_ctx *ctx, struct report *rep,
 				(unsigned long long)cfg->nid, rep->image);
 			return -EINVAL;
 		}
+		ret = nid_starts_inode(ctx, rep, cfg->nid);
+		if (ret < 0)
+			return ret;
 		wo->start_nid = cfg->nid;
 		if (cfg->nid != root)
 			wo->start_parent = EROFS_NO_NID;
@@ -697,6 +729,7 @@ static int open_image_source(const struct fsck_cfg *cfg, struct report *rep,
 				.nid = EROFS_NO_NID,
 				.offset = EROFS_NO_OFFSET };
 	struct erofs_err err;
+	uint64_t size;
 	int ret;
 
 	/* written out, then checked if it holds EROFS: 1 when not */
@@ -716,9 +749,13 @@ static int open_image_source(const struct fsck_cfg *cfg, struct report *rep,
 		return ret;
 	}
 	erofs_err_clear(&err);
+	/* the image takes the source over, and closes it if it fails */
+	size = erofs_source_size(oo->source);
 	ret = erofs_image_open(img, oo, &err);
-	if (ret < 0)
+	if (ret < 0) {
 		report_lib_error(rep, &loc, &err, ret);
+		verity_offset_hint(vc, cfg, size, rep);
+	}
 	if (!ret)
 		ret = superblock_damage(cfg, rep, img);
 	return ret ? ret : verity_cover(vc, cfg, *img, rep);
@@ -843,10 +880,19 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	report_init(&rep, strcmp(cfg.image, "-") ? cfg.image : "standard input",
 		    cfg.level);
+	/* what "not completed" says was not: the output, not the check */
 	if (cfg.extract_dir)
 		rep.job = "extraction";
 	else if (cfg.tar)
 		rep.job = "archive";
+	else if (cfg.write_image)
+		rep.job = "--write-image";
+	else if (cfg.ncats)
+		rep.job = "--cat";
+	else if (cfg.fs_config)
+		rep.job = "--fs-config";
+	else if (cfg.file_contexts)
+		rep.job = "--file-contexts";
 	if (cfg.json && report_keep_log(&rep)) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, cfg.image,
 			"out of memory for the JSON report");

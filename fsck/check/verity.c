@@ -53,7 +53,12 @@ static int verity_open_tree(struct verity_check *vc, struct erofs_source **src,
 	erofs_err_clear(&err);
 	ret = erofs_verity_open(&vc->v, &o, &err);
 	if (ret == -EINVAL && named) {
-		report_usage(rep, "%s: %s", named, err.msg);
+		/* veritysetup --no-superblock writes a tree without one */
+		report_usage(
+			rep, "%s: %s%s", named, err.msg,
+			!tree->no_superblock && strstr(err.msg, "superblock:")
+				? " (a tree made with --no-superblock has none: give --no-superblock and its parameters)"
+				: "");
 		erofs_err_drop(&err);
 		return ret;
 	}
@@ -107,6 +112,27 @@ int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
 		"the filesystem's blocks end at byte %llu, past the %llu bytes the dm-verity tree covers: the tree does not cover the filesystem (a tree cut short passes its root hash; what lies past it is read as unverified and fails)",
 		(unsigned long long)end, (unsigned long long)tree);
 	return 0;
+}
+
+void verity_offset_hint(const struct verity_check *vc,
+			const struct fsck_cfg *cfg, uint64_t image_size,
+			struct report *rep)
+{
+	const struct erofs_verity_info *i;
+	uint64_t covered;
+
+	if (!vc->v || !cfg->verity || !cfg->offset)
+		return;
+	i = erofs_verity_info(vc->v);
+	covered = i->data_blocks * i->data_block_size;
+	if (covered >= image_size)
+		return;
+	report_msg(
+		rep, FSCK_LVL_WARN,
+		"%s: the tree of --verity covers %llu bytes from byte 0 of IMAGE, which holds %llu; one made for the filesystem alone (from --offset=%llu) covers a file or device holding just that (losetup -o %llu, or dd skip=)",
+		rep->image, (unsigned long long)covered,
+		(unsigned long long)image_size, (unsigned long long)cfg->offset,
+		(unsigned long long)cfg->offset);
 }
 
 static void verity_init(struct verity_check *vc)

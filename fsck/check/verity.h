@@ -70,6 +70,17 @@ int verity_cover(struct verity_check *vc, const struct fsck_cfg *cfg,
 		 const struct erofs_image *img, struct report *rep);
 void verity_close(struct verity_check *vc);
 
+/*
+ * After the image failed to open through the tree of --verity with
+ * --offset: when the tree covers less than IMAGE (image_size bytes) from
+ * its start, say it
+ * may have been made for the filesystem alone, which it then does not
+ * fit (it covers IMAGE's bytes from 0, not from the offset).
+ */
+void verity_offset_hint(const struct verity_check *vc,
+			const struct fsck_cfg *cfg, uint64_t image_size,
+			struct report *rep);
+
 /* The leaf blocks to check: verity_leaf_task() takes each index. */
 uint64_t verity_leaves(const struct verity_check *vc);
 

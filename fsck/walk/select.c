@@ -900,10 +900,14 @@ int select_report_missing(const struct selector *s, struct report *rep,
 					 "named by --cat, not in the image" :
 					 "named by --files-from, not in the image");
 	}
-	/* an excluded directory is not walked: what it holds is unknown */
+	/*
+	 * An excluded directory is not walked: what it holds is unknown. A
+	 * pattern that selects nothing is a failure, as a path named and
+	 * not found is (GNU tar: "Not found in archive").
+	 */
 	for (i = 0; i < r->npats; i++)
 		if (!r->pats[i].exclude && !r->pats[i].matched)
-			report_warning(rep, NULL,
+			report_failure(rep, NULL,
 				       "--include=%s: selects nothing in the image%s",
 				       r->pats[i].given,
 				       r->npats > r->nincludes ?

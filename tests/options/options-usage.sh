@@ -19,10 +19,13 @@
 #   counts; -p beside --manifest prints the ratio on stderr; -V and
 #   --help list the codecs;
 # - --include=./PATH selects what --include=PATH does; a pattern that
-#   selects nothing is a warning naming it (exit 0); a --files-from path
-#   not in the image is exit 8 with the verdict "check not completed",
-#   never "no errors found", and so is a zip archive whose format refused
-#   the devices ("archive not completed"), which is written all the same;
+#   selects nothing is a failure naming it (exit 8, as GNU tar's "Not
+#   found in archive"); a --files-from path not in the image is exit 8
+#   with the verdict "check not completed", never "no errors found", and
+#   so is a zip archive whose format refused the devices ("archive not
+#   completed"): to standard output it still ends properly, and
+#   --tar=FILE is not replaced; --fs-config with a name it cannot hold
+#   says "--fs-config not completed", not the check;
 # - --tar=- to a full device (/dev/full): the write error and the verdict
 #   that the archive is not complete, and no "walk stopped" before them;
 # - --list names: spaces and printable UTF-8 as GNU tar lists them, control
@@ -158,10 +161,10 @@ else
 fi
 
 run_fsck "$out" "$err" --list --include='no-such-*' "$img"
-tap_status "a pattern that selects nothing: a warning naming it" 0 $? \
-	"warning: --include=no-such-\\*: selects nothing in the image$"
+tap_status "a pattern that selects nothing: exit 8 naming it" 8 $? \
+	"fsck.erofs: --include=no-such-\\*: selects nothing in the image$"
 run_fsck "$out" "$err" --list --exclude="$dir" --include="$dir/*" "$img"
-tap_status "an include an exclude prunes: the warning says so" 0 $? \
+tap_status "an include an exclude prunes: exit 8, saying so" 8 $? \
 	"selects nothing in the image that an --exclude leaves in"
 
 printf '%s\n' "$dir" no/such/path >"$scratch/names"
@@ -175,16 +178,31 @@ else
 	tap_not_ok "a --files-from path not in the image (exit $rc)"
 fi
 
-# a zip holds no devices: refused, reported, and the archive is complete
-run_fsck "$out" "$err" --tar="$scratch/a.zip" --format=zip "$img"
+# a zip holds no devices: refused, reported; to standard output the
+# archive ends properly, and --tar=FILE is left as it was
+run_fsck "$scratch/a.zip" "$err" --tar=- --format=zip "$img"
 rc=$?
+echo old >"$scratch/b.zip"
+run_fsck "$out" "$scratch/b.err" --tar="$scratch/b.zip" --format=zip "$img"
+rc2=$?
 if [ "$rc" -eq 8 ] && grep -q "entry left out, as" "$err" &&
 	[ "$(tail -n1 "$err")" = "fsck.erofs: $img: archive not completed" ] &&
-	bsdtar -tf "$scratch/a.zip" >/dev/null 2>&1; then
-	tap_ok "--format=zip refusing devices: exit 8, the archive complete"
+	bsdtar -tf "$scratch/a.zip" >/dev/null 2>&1 && [ "$rc2" -eq 8 ] &&
+	[ "$(cat "$scratch/b.zip")" = old ] &&
+	grep -q "b.zip: not replaced, as the archive is not complete" "$scratch/b.err"; then
+	tap_ok "--format=zip refusing devices: exit 8, the archive ends; FILE kept"
 else
-	tap_not_ok "--format=zip refusing devices (exit $rc)"
+	tap_not_ok "--format=zip refusing devices (exit $rc, $rc2)"
 fi
+
+# --fs-config: a name with white space is left out of it; the check itself
+# completed
+mkdir -p "$scratch/ws"
+echo x >"$scratch/ws/a b"
+mkfs.erofs "$scratch/ws.erofs" "$scratch/ws" >/dev/null 2>&1 || exit 99
+run_fsck "$out" "$err" --fs-config="$scratch/ws.txt" "$scratch/ws.erofs"
+tap_status "--fs-config, a name it cannot hold: '--fs-config not completed'" \
+	8 $? "ws.erofs: --fs-config not completed$"
 
 if [ -w /dev/full ]; then
 	timeout 300 "$FSCK" --tar=- "$img" >/dev/full 2>"$err"

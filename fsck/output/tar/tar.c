@@ -782,6 +782,17 @@ static int tar_end(struct tar_writer *tw, struct report *rep, bool complete)
 	return ret;
 }
 
+/* Did the archive leave out an entry the check passed? */
+static bool tar_missed(const struct tar_writer *tw)
+{
+	unsigned int i;
+
+	for (i = 0; i < tw->nmsgs; i++)
+		if (tw->msgs[i].failed)
+			return true;
+	return tw->spool_failed || tw->more_msgs;
+}
+
 int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
 {
 	/* an interrupted archive is reported as such, and nothing else */
@@ -796,8 +807,7 @@ int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
 	 * (exit 0 or 4), never by one that misses some for another reason;
 	 * a pipe still gets the end of what it was given.
 	 */
-	if (complete && tw->out.target &&
-	    (rep->fatal || (rep->status & FSCK_EXIT_OPERATIONAL))) {
+	if (complete && tw->out.target && (rep->fatal || tar_missed(tw))) {
 		report_msg(rep, FSCK_LVL_WARN,
 			   "--tar=%s: not replaced, as the archive is not complete",
 			   tw->file);
