@@ -6,6 +6,7 @@
 #include <malloc.h>
 #endif
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,20 +231,45 @@ static void print_summary(const struct checker *ck, struct report *rep,
 		"Compression ratio: %.2f(%%)\n", ratio);
 }
 
+/*
+ * Where the offsets of the problems lie when the filesystem does not
+ * start at byte 0 of IMAGE's file: they count from its start.
+ */
+static void offsets_origin(const struct erofs_image *img, char *buf,
+			   size_t len)
+{
+	const struct erofs_source *src = img->devs[0].src;
+	uint64_t at;
+
+	buf[0] = '\0';
+	if (erofs_source_kind(src) == EROFS_SOURCE_SPARSE)
+		snprintf(buf, len,
+			 "; offsets from byte %llu of the unsparsed image",
+			 (unsigned long long)img->devs[0].offset);
+	else if (erofs_source_pieces(src) > 1)
+		snprintf(buf, len, "; offsets from byte %llu of %s",
+			 (unsigned long long)img->devs[0].offset,
+			 erofs_source_name(src));
+	else if (erofs_source_file_pos(src, img->devs[0].offset, &at) && at)
+		snprintf(buf, len, "; offsets from byte %llu of the file",
+			 (unsigned long long)at);
+}
+
 static void print_image_info(struct report *rep, const struct erofs_image *img)
 {
-	char features[256];
+	char features[256], origin[PATH_MAX + 64];
 
 	if (rep->level < FSCK_LVL_INFO)
 		return;
 	if (erofs_feature_names(img, features, sizeof(features)) < 0)
 		features[0] = '\0';
+	offsets_origin(img, origin, sizeof(origin));
 	report_msg(
 		rep, FSCK_LVL_INFO,
-		"%s: block size %u, %llu blocks, root nid %llu, features: %s",
+		"%s: block size %u, %llu blocks, root nid %llu, features: %s%s",
 		rep->image, img->blksz, (unsigned long long)img->blocks,
 		(unsigned long long)img->root_nid,
-		features[0] ? features : "none");
+		features[0] ? features : "none", origin);
 }
 
 /* What a run produced, for the JSON report. */

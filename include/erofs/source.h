@@ -61,6 +61,13 @@ int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
 uint64_t erofs_source_zeros_at(const struct erofs_source *src, uint64_t pos);
 /* How many bytes of src those runs hold in all. */
 uint64_t erofs_source_zeros_total(const struct erofs_source *src);
+/*
+ * Where byte pos of src lies in the file it reads (*filepos): true when
+ * it lies in the file as it is (a plain file, a partition's extent), false
+ * when it is made up (zeros, a FILL run) or past the end.
+ */
+bool erofs_source_file_pos(const struct erofs_source *src, uint64_t pos,
+			   uint64_t *filepos);
 
 /*
  * The checksums a sparse image carries (CRC32 chunks: the CRC32 of all

@@ -141,3 +141,23 @@ uint64_t erofs_source_zeros_total(const struct erofs_source *src)
 			total += src->segs[i + 1].start - src->segs[i].start;
 	return total;
 }
+
+bool erofs_source_file_pos(const struct erofs_source *src, uint64_t pos,
+			   uint64_t *filepos)
+{
+	const struct erofs_seg *s;
+
+	if (src->under)
+		return erofs_source_file_pos(src->under, pos, filepos);
+	if (pos >= src->size)
+		return false;
+	if (!src->segs) {
+		*filepos = pos;
+		return true;
+	}
+	s = &src->segs[erofs_seg_find(src, pos)];
+	if (s->kind != EROFS_SEG_FILE)
+		return false;
+	*filepos = s->arg + (pos - s->start);
+	return true;
+}

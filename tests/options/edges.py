@@ -10,7 +10,9 @@ hits:
   --no-superblock) given without the option gets a hint;
 - --offset with a tree made for the filesystem alone: a hint that the
   tree covers IMAGE from byte 0;
-- --extract=DIR of a file whose inode is damaged: left out, named.
+- --extract=DIR of a file whose inode is damaged: left out, named;
+- offsets count from the filesystem's start: with --offset, -d3 says
+  where that lies in the file.
 """
 import os
 import re
@@ -52,6 +54,13 @@ def nid_tests(tmp):
         "--extract=DIR of a file whose inode is damaged: left out, named",
         ["exit %d" % rc, err[-400:]])
     shutil.rmtree(out, ignore_errors=True)
+    off = write_file(os.path.join(tmp, "off.erofs"), bytes(8192) + img.data)
+    rc, _, err = run_fsck("-d3", "--offset=8192", off)
+    tap(rc == 0 and re.search(r"^fsck\.erofs: .*off\.erofs: block size "
+                              r".*; offsets from byte 8192 of the file$",
+                              err, re.M),
+        "--offset: -d3 says where the offsets count from",
+        ["exit %d" % rc, err[-400:]])
     return path
 
 
