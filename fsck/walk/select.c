@@ -903,16 +903,19 @@ int select_report_missing(const struct selector *s, struct report *rep,
 	/*
 	 * An excluded directory is not walked: what it holds is unknown. A
 	 * pattern that selects nothing is a failure, as a path named and
-	 * not found is (GNU tar: "Not found in archive").
+	 * not found is (GNU tar: "Not found in archive"); where the image's
+	 * damage hid part of the tree, only a warning.
 	 */
-	for (i = 0; i < r->npats; i++)
-		if (!r->pats[i].exclude && !r->pats[i].matched)
-			report_failure(rep, NULL,
-				       "--include=%s: selects nothing in the image%s",
-				       r->pats[i].given,
-				       r->npats > r->nincludes ?
-					       " that an --exclude leaves in" :
-					       "");
+	for (i = 0; i < r->npats; i++) {
+		if (r->pats[i].exclude || r->pats[i].matched)
+			continue;
+		(rep->errors ? report_warning : report_failure)(
+			rep, NULL, "--include=%s: selects nothing in the image%s%s",
+			r->pats[i].given,
+			r->npats > r->nincludes ? " that an --exclude leaves in"
+						: "",
+			rep->errors ? " (or in what its damage hid)" : "");
+	}
 	ret = path.failed ? -ENOMEM : 0;
 	sb_release(&path);
 	return ret;
