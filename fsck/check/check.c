@@ -16,6 +16,8 @@
 
 /* Flat extents and fragments are read in pieces of at most this size. */
 #define CHECK_PIECE_SIZE (4u << 20)
+/* What gathers before it goes on, at most: OUTFILE_WRITE_MAX, one write. */
+#define CHECK_GATHER_BYTES (64u << 10)
 #define DIGEST_PREFIX "sha256:"
 #define DIGEST_PREFIX_LEN 7
 
@@ -254,14 +256,74 @@ static int check_read_shared(struct fsck_worker *w,
 }
 
 /*
+ * Decoded bytes of consecutive extents, gathered in w->buf before they go
+ * on to the hash and the outputs: a file's small pclusters (4 KiB each,
+ * as mkfs writes them) reach the outputs as one write of up to
+ * CHECK_GATHER_BYTES instead of one each (bench/README.md, "Figures behind
+ * the code's constants").
+ */
+struct gather {
+	uint64_t off; /* in the file, of w->buf[0] */
+	size_t len;
+};
+
+static enum fsck_result gather_flush(struct fsck_worker *w,
+				     struct data_sum *ds, struct gather *g)
+{
+	size_t len = g->len;
+
+	g->len = 0;
+	return len ? check_hand_on(w, ds, w->buf, len, g->off) : FSCK_OK;
+}
+
+/*
+ * A whole pcluster decoded after what is gathered, and the bytes
+ * [skip, skip + len) of it kept there.
+ */
+static enum fsck_result gather_pcluster(struct fsck_worker *w,
+					const struct erofs_inode *inode,
+					const struct erofs_map *map,
+					uint64_t skip, uint64_t len,
+					struct data_sum *ds,
+					const struct fsck_loc *loc,
+					struct gather *g)
+{
+	enum fsck_result ret = FSCK_OK;
+	int err;
+
+	if (g->len && g->off + g->len != map->la + skip)
+		ret = gather_flush(w, ds, g);
+	/* erofs_map() bounded llen (the extent sanity check) */
+	if (ret == FSCK_OK)
+		ret = check_reserve(w, g->len + map->llen);
+	if (ret != FSCK_OK)
+		return ret;
+	err = erofs_extent_read(w->ctx, inode, map, 0, w->buf + g->len,
+				map->llen);
+	if (err < 0) {
+		ret = gather_flush(w, ds, g);
+		return ret != FSCK_OK ? ret
+				      : check_unreadable(w, ds, loc, err,
+							 map->la + skip, len);
+	}
+	if (skip)
+		memmove(w->buf + g->len, w->buf + g->len + skip, len);
+	if (!g->len)
+		g->off = map->la + skip;
+	g->len += len;
+	return g->len >= CHECK_GATHER_BYTES ? gather_flush(w, ds, g) : FSCK_OK;
+}
+
+/*
  * Decode bytes [skip, skip + len) of an extent. Pclusters are decoded
- * whole, so that the library checks their exact decoded length; flat data
- * and fragments are read in pieces.
+ * whole, so that the library checks their exact decoded length, and
+ * gathered; flat data and fragments are read in pieces.
  */
 static enum fsck_result
 check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 		  const struct erofs_map *map, uint64_t skip, uint64_t len,
-		  struct data_sum *ds, const struct fsck_loc *loc)
+		  struct data_sum *ds, const struct fsck_loc *loc,
+		  struct gather *g)
 {
 	enum fsck_result ret;
 	uint64_t done;
@@ -269,23 +331,17 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
 	size_t n;
 	int err;
 
+	if (erofs_inode_is_compressed(inode) &&
+	    map->loc != EROFS_LOC_FRAGMENT && map->loc != EROFS_LOC_HOLE)
+		return gather_pcluster(w, inode, map, skip, len, ds, loc, g);
+	ret = gather_flush(w, ds, g);
+	if (ret != FSCK_OK)
+		return ret;
 	if (map->loc == EROFS_LOC_HOLE)
 		return check_hole(w, ds, map->la + skip, len);
 	ret = check_copy_extent(w, inode, map, skip, len, ds, &copied);
 	if (ret != FSCK_OK || copied)
 		return ret;
-	if (erofs_inode_is_compressed(inode) &&
-	    map->loc != EROFS_LOC_FRAGMENT) {
-		/* erofs_map() bounded llen (the extent sanity check) */
-		if (check_reserve(w, map->llen) != FSCK_OK)
-			return FSCK_NOMEM;
-		err = erofs_extent_read(w->ctx, inode, map, 0, w->buf,
-					map->llen);
-		if (err < 0)
-			return check_unreadable(w, ds, loc, err, map->la + skip,
-						len);
-		return check_hand_on(w, ds, w->buf + skip, len, map->la + skip);
-	}
 	for (done = 0; done < len; done += n) {
 		if (interrupted())
 			return FSCK_STOP;
@@ -311,11 +367,13 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
  * each holds the current position and lies inside its device. The source
  * may stop the range between extents.
  */
-enum fsck_result check_range(struct fsck_worker *w,
-			     const struct erofs_inode *inode,
-			     const struct fsck_loc *loc, bool decode,
-			     struct data_sum *ds, uint64_t pos, uint64_t stop,
-			     const struct extent_source *src)
+static enum fsck_result check_mapped(struct fsck_worker *w,
+				      const struct erofs_inode *inode,
+				      const struct fsck_loc *loc, bool decode,
+				      struct data_sum *ds, uint64_t pos,
+				      uint64_t stop,
+				      const struct extent_source *src,
+				      struct gather *g)
 {
 	struct progress_counters *pc = &w->ck->pc;
 	enum fsck_result ret;
@@ -332,10 +390,15 @@ enum fsck_result check_range(struct fsck_worker *w,
 			      ? 0
 			      : erofs_map(w->ctx, inode, pos, &map);
 		/* unmapped, nothing tells where the next extent begins */
-		if (err < 0)
-			return decode ? check_unreadable(w, ds, loc, err, pos,
-							 stop - pos)
-				      : check_lib_error(w, loc, err);
+		if (err < 0 && !decode)
+			return check_lib_error(w, loc, err);
+		if (err < 0) {
+			ret = gather_flush(w, ds, g);
+			return ret != FSCK_OK ? ret
+					      : check_unreadable(w, ds, loc, err,
+								 pos,
+								 stop - pos);
+		}
 		end = map.la + map.llen;
 		stored = 0;
 		if (map.loc == EROFS_LOC_DEVICE || map.loc == EROFS_LOC_META)
@@ -343,7 +406,7 @@ enum fsck_result check_range(struct fsck_worker *w,
 		ds->physical += stored;
 		if (decode) {
 			ret = check_read_extent(w, inode, &map, pos - map.la,
-						end - pos, ds, loc);
+						end - pos, ds, loc, g);
 			if (ret != FSCK_OK)
 				return ret;
 		}
@@ -352,6 +415,26 @@ enum fsck_result check_range(struct fsck_worker *w,
 		pos = end;
 	}
 	return FSCK_OK;
+}
+
+enum fsck_result check_range(struct fsck_worker *w,
+			     const struct erofs_inode *inode,
+			     const struct fsck_loc *loc, bool decode,
+			     struct data_sum *ds, uint64_t pos, uint64_t stop,
+			     const struct extent_source *src)
+{
+	struct gather g = { 0 };
+	enum fsck_result ret;
+
+	ret = check_mapped(w, inode, loc, decode, ds, pos, stop, src, &g);
+	/* what a failure left gathered goes on as read: it was checked */
+	if (ret == FSCK_OK || ret == FSCK_REPORTED) {
+		enum fsck_result flushed = gather_flush(w, ds, &g);
+
+		if (ret == FSCK_OK)
+			ret = flushed;
+	}
+	return ret;
 }
 
 enum fsck_result check_index(struct fsck_worker *w,
@@ -715,8 +798,12 @@ enum fsck_result check_packed_extent(struct fsck_worker *w,
 	struct data_sum ds = { 0 };
 	struct fsck_loc loc;
 
+	struct gather g = { 0 };
+	enum fsck_result ret;
+
 	special_loc(&loc, packed, packed_label);
-	return check_read_extent(w, packed, map, 0, map->llen, &ds, &loc);
+	ret = check_read_extent(w, packed, map, 0, map->llen, &ds, &loc, &g);
+	return ret == FSCK_OK ? gather_flush(w, &ds, &g) : ret;
 }
 
 /*

@@ -40,8 +40,17 @@ struct erofs_ctx {
 	/* decoder contexts, created on first use and reused */
 	struct erofs_codec_state *codec[Z_EROFS_COMPRESSION_MAX];
 
-	uint8_t *inbuf;			/* one pcluster, up to 1 MiB */
+	/*
+	 * The stored bytes of one pcluster, or of a run of the pclusters
+	 * of one file that lie next to each other on a device, read at once
+	 * (data.c): run_len bytes from run_pa of device run_dev, 0 when
+	 * it holds no run.
+	 */
+	uint8_t *inbuf;
 	size_t inbuf_size;
+	unsigned int run_dev;
+	uint64_t run_pa;
+	size_t run_len;
 	uint8_t *outbuf;		/* one decoded extent */
 	size_t outbuf_size;
 	/* the extent currently decoded in outbuf, to serve small reads */

@@ -12,6 +12,14 @@
 #include "erofs/testing.h"
 #include "image/image_internal.h"
 
+/*
+ * The most one read of a file's pclusters in a row takes in
+ * (pcluster_in()): a few hundred KiB of an ordinary file in one call
+ * rather than one call each (bench/README.md, "Figures behind the code's
+ * constants").
+ */
+#define READ_RUN_BYTES (1u << 20)
+
 static int check_device_extent(struct erofs_ctx *ctx,
 			       const struct erofs_inode *inode,
 			       const struct erofs_map *map)
@@ -132,6 +140,86 @@ static int read_interlaced(struct erofs_ctx *ctx,
 	return ret;
 }
 
+/* Does the run read last hold the stored bytes of map? */
+static bool in_run(const struct erofs_ctx *ctx, const struct erofs_map *map)
+{
+	return ctx->run_len && map->loc == EROFS_LOC_DEVICE &&
+	       map->device == ctx->run_dev && map->pa >= ctx->run_pa &&
+	       map->pa - ctx->run_pa <= ctx->run_len &&
+	       map->plen <= ctx->run_len - (map->pa - ctx->run_pa);
+}
+
+/*
+ * How many bytes from map->pa the pclusters of the file from map on hold
+ * while each lies right after the one before on the same device, up to
+ * READ_RUN_BYTES: what one read takes in, where mkfs wrote a file's
+ * pclusters in order. Mapping ahead changes nothing the caller sees:
+ * a failure there only ends the run.
+ */
+static size_t run_length(struct erofs_ctx *ctx,
+			 const struct erofs_inode *inode,
+			 const struct erofs_map *map)
+{
+	uint64_t end = map->pa + map->plen, la = map->la + map->llen;
+	struct erofs_err saved = ctx->err;
+	struct erofs_map next;
+
+	while (la < inode->size) {
+		if (erofs_map(ctx, inode, la, &next) < 0) {
+			ctx->err = saved;
+			break;
+		}
+		if (next.loc != EROFS_LOC_DEVICE ||
+		    next.fmt >= Z_EROFS_COMPRESSION_MAX ||
+		    next.device != map->device || next.pa != end ||
+		    next.plen > READ_RUN_BYTES - (end - map->pa))
+			break;
+		end += next.plen;
+		la = next.la + next.llen;
+	}
+	return (size_t)(end - map->pa);
+}
+
+/*
+ * The stored bytes of the pcluster of map, in *in: from the run read
+ * last, or read with those after it (run_length()). A run that cannot be
+ * read whole (a block past the end, or failing its hash tree) is given
+ * up for the pcluster alone, so that damage after it is not its own.
+ */
+static int pcluster_in(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		       const struct erofs_map *map, const uint8_t **in)
+{
+	size_t len = (size_t)map->plen;
+	struct erofs_err saved = ctx->err;
+	int ret;
+
+	if (in_run(ctx, map)) {
+		*in = ctx->inbuf + (map->pa - ctx->run_pa);
+		return 0;
+	}
+	ctx->run_len = 0;
+	if (map->loc == EROFS_LOC_DEVICE && len < READ_RUN_BYTES)
+		len = run_length(ctx, inode, map);
+	/* z_erofs_check_extent() bounded plen and llen for every mapper */
+	ret = erofs_ctx_reserve_in(ctx, len);
+	if (!ret)
+		ret = read_stored(ctx, inode, map, 0, ctx->inbuf, len);
+	if (ret && len > map->plen && ret != -ENOMEM) {
+		ctx->err = saved;
+		len = (size_t)map->plen;
+		ret = read_stored(ctx, inode, map, 0, ctx->inbuf, len);
+	}
+	if (ret)
+		return ret;
+	if (map->loc == EROFS_LOC_DEVICE) {
+		ctx->run_dev = map->device;
+		ctx->run_pa = map->pa;
+		ctx->run_len = len;
+	}
+	*in = ctx->inbuf;
+	return 0;
+}
+
 static int decode(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		  const struct erofs_map *map, uint8_t *out, size_t want)
 {
@@ -144,15 +232,10 @@ static int decode(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	};
 	int ret;
 
-	/* z_erofs_check_extent() bounded plen and llen for every mapper */
-	ret = erofs_ctx_reserve_in(ctx, (size_t)map->plen);
-	if (!ret)
-		ret = read_stored(ctx, inode, map, 0, ctx->inbuf,
-				  (size_t)map->plen);
+	ret = pcluster_in(ctx, inode, map, &req.in);
 	if (ret)
 		return ret;
 	ctx->stats.decoded_bytes += want;
-	req.in = ctx->inbuf;
 	req.inlen = (size_t)map->plen;
 	req.partial = want != map->llen ||
 		      !(map->flags & EROFS_MAP_FULL_MAPPED) ||
