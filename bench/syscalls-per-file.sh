@@ -112,6 +112,17 @@ per_file_calls() {
 		END { printf "%.2f:%s", t / n, s }' "$WORK/run/strace"
 }
 
+# Reads and writes of data per file (pread64, read, pwrite64, write,
+# copy_file_range): what reading and writing in runs brings down.
+io_per_file() {
+	awk -v n="$1" '
+		$NF ~ /^(pread64|read|pwrite64|write|copy_file_range)$/ {
+			t += $4
+			s = s sprintf(" %s %.2f", $NF, $4 / n)
+		}
+		END { printf "%.2f:%s", t / n, s }' "$WORK/run/strace"
+}
+
 users=root
 [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && users="root 65534"
 echo "# image: $IMAGE ($FILES small files)"
@@ -125,7 +136,8 @@ for user in $users; do
 		after=$(awk -v c="$calls" -v f="$files" \
 			'BEGIN { printf "%.2f", f ? c / f : 0 }')
 		detail_after=$(per_file_calls "$files")
-		before=- ratio=- detail_before=-:
+		io_after=$(io_per_file "$files")
+		before=- ratio=- detail_before=-: io_before=-:
 		if [ -n "$BEFORE" ]; then
 			read -r bfiles bcalls < <(count "$BEFORE" "$jobs" "$user")
 			before=$(awk -v c="$bcalls" -v f="$bfiles" \
@@ -133,12 +145,15 @@ for user in $users; do
 			ratio=$(awk -v a="$after" -v b="$before" \
 				'BEGIN { printf "%.2f", b ? a / b : 0 }')
 			detail_before=$(per_file_calls "$bfiles")
+			io_before=$(io_per_file "$bfiles")
 		fi
 		printf '%-6s %-3s %-8s %-8s %-6s %s\n' "$user" "$jobs" \
 			"$before" "$after" "$ratio" \
 			"${detail_before%%:*} -> ${detail_after%%:*}"
 		[ -n "$BEFORE" ] && echo "#   before:${detail_before#*:}"
 		echo "#   after: ${detail_after#*:}"
+		echo "#   reads+writes per file: ${io_before%%:*} -> ${io_after%%:*}" \
+			"(after:${io_after#*:})"
 	done
 done
 rm -rf "$WORK/run"

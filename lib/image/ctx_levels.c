@@ -90,6 +90,8 @@ void erofs_ctx_level_free(struct erofs_ctx *ctx)
 		free(ctx->meta[i].data);
 		ctx->meta[i].data = NULL;
 	}
+	free(ctx->meta_run);
+	ctx->meta_run = NULL;
 	free(ctx->inbuf);
 	free(ctx->outbuf);
 	ctx->inbuf = ctx->outbuf = NULL;

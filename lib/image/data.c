@@ -18,7 +18,7 @@
  * rather than one call each (bench/README.md, "Figures behind the code's
  * constants").
  */
-#define READ_RUN_BYTES (1u << 20)
+#define READ_RUN_BYTES (256u << 10)
 
 static int check_device_extent(struct erofs_ctx *ctx,
 			       const struct erofs_inode *inode,
@@ -182,9 +182,10 @@ static size_t run_length(struct erofs_ctx *ctx,
 
 /*
  * The stored bytes of the pcluster of map, in *in: from the run read
- * last, or read with those after it (run_length()). A run that cannot be
- * read whole (a block past the end, or failing its hash tree) is given
- * up for the pcluster alone, so that damage after it is not its own.
+ * last, or read with those after it (run_length()). A run that is damaged
+ * (a block past the end, or failing its hash tree) is given up for the
+ * pcluster alone, so that damage after it is not its own; a failing
+ * device is said as it is.
  */
 static int pcluster_in(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		       const struct erofs_map *map, const uint8_t **in)
@@ -204,7 +205,7 @@ static int pcluster_in(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 	ret = erofs_ctx_reserve_in(ctx, len);
 	if (!ret)
 		ret = read_stored(ctx, inode, map, 0, ctx->inbuf, len);
-	if (ret && len > map->plen && ret != -ENOMEM) {
+	if (ret == -EFSCORRUPTED && len > map->plen) {
 		ctx->err = saved;
 		len = (size_t)map->plen;
 		ret = read_stored(ctx, inode, map, 0, ctx->inbuf, len);

@@ -5,10 +5,17 @@
  * read through the data path (a nested context, or the metabox's shared
  * cache of decoded extents), kept by least recent use.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "erofs/data.h"
 #include "image/image_internal.h"
+
+/*
+ * Blocks of the primary space a miss reads at once (fetch_run()): half
+ * the cache, so that the blocks in use survive it.
+ */
+#define META_RUN_BLOCKS (EROFS_META_CACHE_SLOTS / 2)
 
 uint64_t erofs_space_size(const struct erofs_image *img, enum erofs_space space)
 {
@@ -66,13 +73,92 @@ static int fetch_block(struct erofs_ctx *ctx, enum erofs_space space,
 	return 0;
 }
 
+static bool cached(const struct erofs_ctx *ctx, uint64_t tag)
+{
+	unsigned int i;
+
+	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++)
+		if (ctx->meta[i].tag == tag)
+			return true;
+	return false;
+}
+
+static struct erofs_meta_block *lru_slot(struct erofs_ctx *ctx)
+{
+	struct erofs_meta_block *victim = &ctx->meta[0];
+	unsigned int i;
+
+	for (i = 1; i < EROFS_META_CACHE_SLOTS; i++)
+		if (ctx->meta[i].lru < victim->lru)
+			victim = &ctx->meta[i];
+	return victim;
+}
+
+/*
+ * Whole blocks of the primary space from blk on that are not cached, up
+ * to META_RUN_BLOCKS: inodes and directories are met in the order mkfs
+ * wrote them, so the blocks after a miss are the next ones asked for.
+ */
+static unsigned int run_blocks(const struct erofs_ctx *ctx, uint64_t blk)
+{
+	const struct erofs_image *img = ctx->img;
+	uint64_t whole = img->devs[0].size >> img->blkszbits;
+	unsigned int n = 1;
+
+	while (n < META_RUN_BLOCKS && blk + n < whole &&
+	    !cached(ctx, (uint64_t)EROFS_SPACE_PRIMARY << 62 | (blk + n)))
+		n++;
+	return blk < whole ? n : 1;
+}
+
+/*
+ * Blocks [blk, blk + n) of the primary space read at once into the
+ * least recently used slots: 0, 1 (nothing changed) when the run is
+ * damaged (a block past the end, or failing its hash tree), for the block
+ * alone to be read and its own state said, or a negative errno.
+ */
+static int fetch_run(struct erofs_ctx *ctx, uint64_t blk, unsigned int n)
+{
+	const struct erofs_image *img = ctx->img;
+	struct erofs_err saved = ctx->err;
+	struct erofs_meta_block *mb;
+	unsigned int i;
+	int ret;
+
+	if (!ctx->meta_run) {
+		ctx->meta_run = malloc((size_t)META_RUN_BLOCKS * img->blksz);
+		if (!ctx->meta_run)
+			return 1;
+	}
+	ret = erofs_io_pread(&img->devs[0], ctx->meta_run,
+			     (size_t)n * img->blksz, blk << img->blkszbits,
+			     &ctx->err);
+	if (ret == -EFSCORRUPTED) {
+		ctx->err = saved;
+		return 1;
+	}
+	if (ret)
+		return ret;
+	/* the block asked for last: the most recently used */
+	for (i = n; i-- > 0;) {
+		mb = lru_slot(ctx);
+		memcpy(mb->data, ctx->meta_run + (size_t)i * img->blksz,
+		       img->blksz);
+		mb->len = img->blksz;
+		mb->tag = (uint64_t)EROFS_SPACE_PRIMARY << 62 | (blk + i);
+		mb->lru = ++ctx->meta_clock;
+	}
+	return 0;
+}
+
 static struct erofs_meta_block *get_block(struct erofs_ctx *ctx,
 					  enum erofs_space space, uint64_t blk,
 					  uint64_t nid)
 {
 	uint64_t tag = (uint64_t)space << 62 | blk;
-	struct erofs_meta_block *victim = &ctx->meta[0];
-	unsigned int i;
+	struct erofs_meta_block *victim;
+	unsigned int i, n;
+	int ret;
 
 	for (i = 0; i < EROFS_META_CACHE_SLOTS; i++) {
 		struct erofs_meta_block *mb = &ctx->meta[i];
@@ -81,9 +167,14 @@ static struct erofs_meta_block *get_block(struct erofs_ctx *ctx,
 			mb->lru = ++ctx->meta_clock;
 			return mb;
 		}
-		if (mb->lru < victim->lru)
-			victim = mb;
 	}
+	n = space == EROFS_SPACE_PRIMARY ? run_blocks(ctx, blk) : 1;
+	ret = n > 1 ? fetch_run(ctx, blk, n) : 1;
+	if (ret < 0)
+		return NULL;
+	if (!ret)
+		return get_block(ctx, space, blk, nid);
+	victim = lru_slot(ctx);
 	victim->tag = UINT64_MAX;
 	if (fetch_block(ctx, space, blk, victim, nid))
 		return NULL;
