@@ -154,10 +154,11 @@ static int nid_starts_inode(struct erofs_ctx *ctx, struct report *rep,
 	}
 	if (named)
 		return 0;
-	report_usage(rep,
-		     "--nid=%llu: no inode starts there, and no directory entry names it (the root is nid %llu)",
-		     (unsigned long long)nid,
-		     (unsigned long long)erofs_ctx_image(ctx)->root_nid);
+	report_usage(
+		rep,
+		"--nid=%llu: no inode starts there, and no directory entry names it (the root is nid %llu)",
+		(unsigned long long)nid,
+		(unsigned long long)erofs_ctx_image(ctx)->root_nid);
 	return -EINVAL;
 }
 
@@ -235,8 +236,7 @@ static void print_summary(const struct checker *ck, struct report *rep,
  * Where the offsets of the problems lie when the filesystem does not
  * start at byte 0 of IMAGE's file: they count from its start.
  */
-static void offsets_origin(const struct erofs_image *img, char *buf,
-			   size_t len)
+static void offsets_origin(const struct erofs_image *img, char *buf, size_t len)
 {
 	const struct erofs_source *src = img->devs[0].src;
 	uint64_t at;
@@ -726,14 +726,16 @@ static int superblock_damage(const struct fsck_cfg *cfg, struct report *rep,
 				 (*img)->damage[i].code);
 	if (!(*img)->ndamage || !writes || cfg->ignore_errors) {
 		if ((*img)->ndamage && writes)
-			report_msg(rep, FSCK_LVL_WARN,
-				   "%s: going on past the superblock's damage (--ignore-errors)",
-				   rep->image);
+			report_msg(
+				rep, FSCK_LVL_WARN,
+				"%s: going on past the superblock's damage (--ignore-errors)",
+				rep->image);
 		return 0;
 	}
-	report_msg(rep, FSCK_LVL_WARN,
-		   "%s: nothing written; --ignore-errors goes on past the superblock's damage and salvages the rest",
-		   rep->image);
+	report_msg(
+		rep, FSCK_LVL_WARN,
+		"%s: nothing written; --ignore-errors goes on past the superblock's damage and salvages the rest",
+		rep->image);
 	erofs_image_close(*img);
 	*img = NULL;
 	return -EFSCORRUPTED;

@@ -267,8 +267,8 @@ struct gather {
 	size_t len;
 };
 
-static enum fsck_result gather_flush(struct fsck_worker *w,
-				     struct data_sum *ds, struct gather *g)
+static enum fsck_result gather_flush(struct fsck_worker *w, struct data_sum *ds,
+				     struct gather *g)
 {
 	size_t len = g->len;
 
@@ -280,13 +280,11 @@ static enum fsck_result gather_flush(struct fsck_worker *w,
  * A whole pcluster decoded after what is gathered, and the bytes
  * [skip, skip + len) of it kept there.
  */
-static enum fsck_result gather_pcluster(struct fsck_worker *w,
-					const struct erofs_inode *inode,
-					const struct erofs_map *map,
-					uint64_t skip, uint64_t len,
-					struct data_sum *ds,
-					const struct fsck_loc *loc,
-					struct gather *g)
+static enum fsck_result
+gather_pcluster(struct fsck_worker *w, const struct erofs_inode *inode,
+		const struct erofs_map *map, uint64_t skip, uint64_t len,
+		struct data_sum *ds, const struct fsck_loc *loc,
+		struct gather *g)
 {
 	enum fsck_result ret = FSCK_OK;
 	int err;
@@ -367,13 +365,11 @@ check_read_extent(struct fsck_worker *w, const struct erofs_inode *inode,
  * each holds the current position and lies inside its device. The source
  * may stop the range between extents.
  */
-static enum fsck_result check_mapped(struct fsck_worker *w,
-				      const struct erofs_inode *inode,
-				      const struct fsck_loc *loc, bool decode,
-				      struct data_sum *ds, uint64_t pos,
-				      uint64_t stop,
-				      const struct extent_source *src,
-				      struct gather *g)
+static enum fsck_result
+check_mapped(struct fsck_worker *w, const struct erofs_inode *inode,
+	     const struct fsck_loc *loc, bool decode, struct data_sum *ds,
+	     uint64_t pos, uint64_t stop, const struct extent_source *src,
+	     struct gather *g)
 {
 	struct progress_counters *pc = &w->ck->pc;
 	enum fsck_result ret;
@@ -394,10 +390,10 @@ static enum fsck_result check_mapped(struct fsck_worker *w,
 			return check_lib_error(w, loc, err);
 		if (err < 0) {
 			ret = gather_flush(w, ds, g);
-			return ret != FSCK_OK ? ret
-					      : check_unreadable(w, ds, loc, err,
-								 pos,
-								 stop - pos);
+			return ret != FSCK_OK
+				       ? ret
+				       : check_unreadable(w, ds, loc, err, pos,
+							  stop - pos);
 		}
 		end = map.la + map.llen;
 		stored = 0;

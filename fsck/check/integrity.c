@@ -112,11 +112,10 @@ static void integrity_line(const struct integrity *in, struct report *rep)
 			"%s: root hash taken from the image (%s): proves consistency, not origin (--root-hash gives the one you trust)",
 			rep->image, in->root_text);
 	for (i = 1; i < in->ndevs; i++)
-		report_msg(
-			rep, FSCK_LVL_WARN,
-			"%s: device %u (%s): %s that no hash tree covers",
-			rep->image, i, in->devs[i].path,
-			size_text(size, in->devs[i].bytes));
+		report_msg(rep, FSCK_LVL_WARN,
+			   "%s: device %u (%s): %s that no hash tree covers",
+			   rep->image, i, in->devs[i].path,
+			   size_text(size, in->devs[i].bytes));
 }
 
 void integrity_report(const struct integrity *in, const struct fsck_cfg *cfg,

@@ -910,7 +910,8 @@ int select_report_missing(const struct selector *s, struct report *rep,
 		if (r->pats[i].exclude || r->pats[i].matched)
 			continue;
 		(rep->errors ? report_warning : report_failure)(
-			rep, NULL, "--include=%s: selects nothing in the image%s%s",
+			rep, NULL,
+			"--include=%s: selects nothing in the image%s%s",
 			r->pats[i].given,
 			r->npats > r->nincludes ? " that an --exclude leaves in"
 						: "",

@@ -35,7 +35,7 @@ struct erofs_ctx {
 
 	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
 	uint32_t meta_clock;
-	uint8_t *meta_run;		/* blocks read at once, then cached */
+	uint8_t *meta_run; /* blocks read at once, then cached */
 	struct erofs_ctx_stats stats;	/* erofs_ctx_stats() */
 
 	/* decoder contexts, created on first use and reused */

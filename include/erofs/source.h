@@ -59,6 +59,8 @@ int erofs_source_read(const struct erofs_source *src, void *buf, size_t len,
  * end, and for a source checked by a tree (every byte is read).
  */
 uint64_t erofs_source_zeros_at(const struct erofs_source *src, uint64_t pos);
+/* Is every read of src checked by a dm-verity tree (erofs/verity.h)? */
+bool erofs_source_checked(const struct erofs_source *src);
 /* How many bytes of src those runs hold in all. */
 uint64_t erofs_source_zeros_total(const struct erofs_source *src);
 /*

@@ -129,6 +129,11 @@ uint64_t erofs_source_zeros_at(const struct erofs_source *src, uint64_t pos)
 	return seg_zeros(s) ? s[1].start - pos : 0;
 }
 
+bool erofs_source_checked(const struct erofs_source *src)
+{
+	return src->verity != NULL;
+}
+
 uint64_t erofs_source_zeros_total(const struct erofs_source *src)
 {
 	uint64_t total = 0;

@@ -348,10 +348,11 @@ static int verity_params(struct erofs_verity *v,
 	/* too short for a superblock: not a tree, as one without "verity" */
 	size = erofs_source_size(o->hash);
 	if (!erofs_range_ok(o->hash_offset, sizeof(sb), size))
-		return verity_bad(err, -EINVAL, o->hash_offset,
-				  "superblock: the hash device ends at byte %llu, too soon for one at %llu",
-				  (unsigned long long)size,
-				  (unsigned long long)o->hash_offset);
+		return verity_bad(
+			err, -EINVAL, o->hash_offset,
+			"superblock: the hash device ends at byte %llu, too soon for one at %llu",
+			(unsigned long long)size,
+			(unsigned long long)o->hash_offset);
 	ret = erofs_source_read_runs(o->hash, sb, sizeof(sb), o->hash_offset,
 				     err);
 	if (!ret)

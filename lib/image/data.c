@@ -152,23 +152,25 @@ static bool in_run(const struct erofs_ctx *ctx, const struct erofs_map *map)
 /*
  * How many bytes from map->pa the pclusters of the file from map on hold
  * while each lies right after the one before on the same device, up to
- * READ_RUN_BYTES: what one read takes in, where mkfs wrote a file's
- * pclusters in order. Mapping ahead changes nothing the caller sees:
- * a failure there only ends the run.
+ * READ_RUN_BYTES, in *len: what one read takes in, where mkfs wrote a
+ * file's pclusters in order. Mapping ahead changes nothing the caller
+ * sees: damage there only ends the run (the file's own mapping says it),
+ * but a failing device is said now. 0 or a negative errno.
  */
-static size_t run_length(struct erofs_ctx *ctx,
-			 const struct erofs_inode *inode,
-			 const struct erofs_map *map)
+static int run_length(struct erofs_ctx *ctx, const struct erofs_inode *inode,
+		      const struct erofs_map *map, size_t *len)
 {
 	uint64_t end = map->pa + map->plen, la = map->la + map->llen;
 	struct erofs_err saved = ctx->err;
 	struct erofs_map next;
+	int ret = 0;
 
 	while (la < inode->size) {
-		if (erofs_map(ctx, inode, la, &next) < 0) {
+		ret = erofs_map(ctx, inode, la, &next);
+		if (ret == -EFSCORRUPTED)
 			ctx->err = saved;
+		if (ret < 0)
 			break;
-		}
 		if (next.loc != EROFS_LOC_DEVICE ||
 		    next.fmt >= Z_EROFS_COMPRESSION_MAX ||
 		    next.device != map->device || next.pa != end ||
@@ -177,7 +179,8 @@ static size_t run_length(struct erofs_ctx *ctx,
 		end += next.plen;
 		la = next.la + next.llen;
 	}
-	return (size_t)(end - map->pa);
+	*len = (size_t)(end - map->pa);
+	return ret == -EFSCORRUPTED || ret > 0 ? 0 : ret;
 }
 
 /*
@@ -199,10 +202,12 @@ static int pcluster_in(struct erofs_ctx *ctx, const struct erofs_inode *inode,
 		return 0;
 	}
 	ctx->run_len = 0;
-	if (map->loc == EROFS_LOC_DEVICE && len < READ_RUN_BYTES)
-		len = run_length(ctx, inode, map);
+	ret = map->loc == EROFS_LOC_DEVICE && len < READ_RUN_BYTES
+		      ? run_length(ctx, inode, map, &len)
+		      : 0;
 	/* z_erofs_check_extent() bounded plen and llen for every mapper */
-	ret = erofs_ctx_reserve_in(ctx, len);
+	if (!ret)
+		ret = erofs_ctx_reserve_in(ctx, len);
 	if (!ret)
 		ret = read_stored(ctx, inode, map, 0, ctx->inbuf, len);
 	if (ret == -EFSCORRUPTED && len > map->plen) {

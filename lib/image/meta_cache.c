@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "erofs/data.h"
+#include "erofs/source.h"
 #include "image/image_internal.h"
 
 /*
@@ -98,6 +99,9 @@ static struct erofs_meta_block *lru_slot(struct erofs_ctx *ctx)
  * Whole blocks of the primary space from blk on that are not cached, up
  * to META_RUN_BLOCKS: inodes and directories are met in the order mkfs
  * wrote them, so the blocks after a miss are the next ones asked for.
+ * None through a dm-verity tree: a block read ahead counts as checked,
+ * and one that fails there, dropped with the run, would then never be
+ * said (nothing else may read it).
  */
 static unsigned int run_blocks(const struct erofs_ctx *ctx, uint64_t blk)
 {
@@ -105,8 +109,11 @@ static unsigned int run_blocks(const struct erofs_ctx *ctx, uint64_t blk)
 	uint64_t whole = img->devs[0].size >> img->blkszbits;
 	unsigned int n = 1;
 
+	if (erofs_source_checked(img->devs[0].src))
+		return 1;
+
 	while (n < META_RUN_BLOCKS && blk + n < whole &&
-	    !cached(ctx, (uint64_t)EROFS_SPACE_PRIMARY << 62 | (blk + n)))
+	       !cached(ctx, (uint64_t)EROFS_SPACE_PRIMARY << 62 | (blk + n)))
 		n++;
 	return blk < whole ? n : 1;
 }

@@ -116,10 +116,11 @@ static int verify_checksum(struct erofs_image *img, uint8_t *blk, size_t len,
 	crc = erofs_crc32c(~0u, blk, len);
 	erofs_put32(blk + EROFS_SB_CHECKSUM, img->checksum);
 	if (crc != img->checksum)
-		return sb_damage(img, salvage, err,
-				 EROFS_SUPER_OFFSET + EROFS_SB_CHECKSUM,
-				 "superblock checksum mismatch: stored 0x%08x, computed 0x%08x",
-				 img->checksum, crc);
+		return sb_damage(
+			img, salvage, err,
+			EROFS_SUPER_OFFSET + EROFS_SB_CHECKSUM,
+			"superblock checksum mismatch: stored 0x%08x, computed 0x%08x",
+			img->checksum, crc);
 	img->sbcrc_checked = true;
 	return 0;
 }
@@ -160,8 +161,7 @@ static void parse_fields(struct erofs_image *img, const uint8_t *sb)
 }
 
 static int check_fields(struct erofs_image *img, const uint8_t *sb,
-			bool salvage,
-			struct erofs_err *err)
+			bool salvage, struct erofs_err *err)
 {
 	uint64_t need;
 	int ret;
@@ -193,12 +193,13 @@ static int check_fields(struct erofs_image *img, const uint8_t *sb,
 				  (unsigned long long)img->blocks);
 	need = img->blocks << img->blkszbits;
 	if (need > img->devs[0].size) {
-		ret = sb_damage(img, salvage, err,
-				EROFS_SUPER_OFFSET + EROFS_SB_BLOCKS_LO,
-				"image truncated: superblock says %llu blocks (%llu bytes), the image has %llu bytes",
-				(unsigned long long)img->blocks,
-				(unsigned long long)need,
-				(unsigned long long)img->devs[0].size);
+		ret = sb_damage(
+			img, salvage, err,
+			EROFS_SUPER_OFFSET + EROFS_SB_BLOCKS_LO,
+			"image truncated: superblock says %llu blocks (%llu bytes), the image has %llu bytes",
+			(unsigned long long)img->blocks,
+			(unsigned long long)need,
+			(unsigned long long)img->devs[0].size);
 		if (ret)
 			return ret;
 		/*

@@ -400,12 +400,13 @@ static bool tar_data_fits(struct tar_writer *tw, const struct tar_data *d,
 	left = tw->room > tw->written ? tw->room - tw->written : 0;
 	if (stored <= left)
 		return true;
-	snprintf(text, sizeof(text),
-		 "%s needs %s in the archive, and there is room for %s%s",
-		 name, size_text(needs, stored), size_text(has, left),
-		 d->nholes && !tw->caps.sparse
-			 ? " (its holes are stored as zeros but in --format=pax)"
-			 : "");
+	snprintf(
+		text, sizeof(text),
+		"%s needs %s in the archive, and there is room for %s%s", name,
+		size_text(needs, stored), size_text(has, left),
+		d->nholes && !tw->caps.sparse
+			? " (its holes are stored as zeros but in --format=pax)"
+			: "");
 	tar_break(tw, ENOSPC, text);
 	return false;
 }
@@ -808,9 +809,10 @@ int tar_finish(struct tar_writer *tw, struct report *rep, bool complete)
 	 * a pipe still gets the end of what it was given.
 	 */
 	if (complete && tw->out.target && (rep->fatal || tar_missed(tw))) {
-		report_msg(rep, FSCK_LVL_WARN,
-			   "--tar=%s: not replaced, as the archive is not complete",
-			   tw->file);
+		report_msg(
+			rep, FSCK_LVL_WARN,
+			"--tar=%s: not replaced, as the archive is not complete",
+			tw->file);
 		complete = false;
 	}
 	return tar_end(tw, rep, complete);
