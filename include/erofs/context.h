@@ -36,6 +36,7 @@ struct erofs_ctx {
 	struct erofs_meta_block meta[EROFS_META_CACHE_SLOTS];
 	uint32_t meta_clock;
 	uint8_t *meta_run; /* blocks read at once, then cached */
+	uint64_t meta_next; /* the block after the last miss's */
 	struct erofs_ctx_stats stats;	/* erofs_ctx_stats() */
 
 	/* decoder contexts, created on first use and reused */
