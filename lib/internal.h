@@ -8,6 +8,7 @@
 #define EROFS_LIB_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "erofs/error.h"
@@ -40,6 +41,13 @@ static inline int erofs_bound(uint64_t pos, uint64_t len, uint64_t size,
  * recorded in err: what a long loop returns.
  */
 int erofs_stop_asked(struct erofs_err *err);
+
+/*
+ * Room in the array *arrp points to (*cap elements of size bytes, NULL
+ * when *cap is 0) for need of them, the capacity doubled from min: n
+ * appends cost O(n) copies. 0, or -ENOMEM with the array as it was.
+ */
+int erofs_grow(void *arrp, size_t *cap, size_t need, size_t size, size_t min);
 
 static inline uint64_t erofs_round_up(uint64_t x, uint64_t align)
 {

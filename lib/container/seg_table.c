@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 
+#include "internal.h"
 #include "container/container_internal.h"
 
 /* Room the table of a sparse image or partition grows by, at the least. */
@@ -13,18 +14,8 @@
 /* Room for one more run and the sentinel erofs_source_set_segs() adds. */
 static int seg_room(struct erofs_seg_table *t)
 {
-	struct erofs_seg *segs;
-	size_t cap;
-
-	if (t->n + 2 <= t->cap)
-		return 0;
-	cap = t->cap ? t->cap * 2 : SEG_TABLE_MIN;
-	segs = reallocarray(t->segs, cap, sizeof(*segs));
-	if (!segs)
-		return -ENOMEM;
-	t->segs = segs;
-	t->cap = cap;
-	return 0;
+	return erofs_grow(&t->segs, &t->cap, t->n + 2, sizeof(*t->segs),
+			  SEG_TABLE_MIN);
 }
 
 /* Do len bytes of kind and arg continue the table's last run? */

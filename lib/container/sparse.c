@@ -151,18 +151,10 @@ static int chunk_bad(const struct sparse_reader *r, struct erofs_err *err,
 static int add_crc(struct erofs_source *src, struct sparse_reader *r,
 		   uint64_t pos, uint32_t value)
 {
-	struct erofs_sparse_crc *crcs;
-	size_t cap;
-
 	/* doubled as it fills: a million CRC32 chunks, not a million copies */
-	if (src->ncrcs == r->crc_cap) {
-		cap = r->crc_cap ? r->crc_cap * 2 : 16;
-		crcs = reallocarray(src->crcs, cap, sizeof(*crcs));
-		if (!crcs)
-			return -ENOMEM;
-		src->crcs = crcs;
-		r->crc_cap = cap;
-	}
+	if (erofs_grow(&src->crcs, &r->crc_cap, src->ncrcs + 1,
+		       sizeof(*src->crcs), 16))
+		return -ENOMEM;
 	src->crcs[src->ncrcs++] = (struct erofs_sparse_crc){
 		.pos = pos,
 		.fileoff = r->chunk_pos,
