@@ -3,8 +3,6 @@
  * Tables of runs (source_internal.h), built run by run by the sparse
  * index and by partitions, and handed to their source.
  */
-#include <stdlib.h>
-
 #include "internal.h"
 #include "container/container_internal.h"
 
